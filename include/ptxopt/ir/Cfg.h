@@ -1,0 +1,27 @@
+// Control-flow edges of a function, derived from its terminators and its block layout.
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "ptxopt/ir/Function.h"
+
+namespace ptxopt {
+
+// The `.branchtargets` tables of a function, by name (string-pool id).
+using BranchTargetTables = std::unordered_map<uint32_t, const Instruction*>;
+BranchTargetTables collectBranchTargetTables(const Function& f);
+
+// The successor edges that block number `layoutIndex` must have: bra (taken, plus fall-through
+// when guarded), brx.idx (one Indexed edge per table entry), ret/exit/trap (none, or
+// fall-through when guarded), anything else falls through. The last block has no
+// fall-through edge. Labels that do not resolve are skipped (the verifier reports them).
+std::vector<Edge> computeSuccessors(const Function& f, size_t layoutIndex, const BranchTargetTables& tables);
+
+// Recomputes every block's successor and predecessor lists.
+void buildCfg(Function& f);
+
+// The label targets of a branch terminator: bra -> its label, brx.idx -> every table entry.
+std::vector<uint32_t> branchTargetLabels(const Instruction& term, const BranchTargetTables& tables);
+
+}  // namespace ptxopt

@@ -1,0 +1,122 @@
+// Instruction operands.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace ptxopt {
+
+using RegId = uint32_t;
+constexpr RegId kNoReg = UINT32_MAX;
+constexpr uint32_t kNoLabel = UINT32_MAX;
+
+enum class SpecialReg : uint16_t {
+#define PTX_SREG(E, NAME, SHAPE, UNIFORMITY) E,
+#include "ptxopt/ir/SpecialRegs.def"
+  NumSpecialRegs
+};
+enum class SpecialShape : uint8_t { Scalar, Vector, Numbered };
+struct SpecialRegInfo {
+  std::string_view name;
+  SpecialShape shape;
+  bool uniform;  // equal for every lane of a warp
+};
+const SpecialRegInfo& specialRegInfo(SpecialReg r);
+std::optional<SpecialReg> lookupSpecialReg(std::string_view base);
+
+// Vector components written after a register: %tid.x, %v.w, %c.r ...
+enum class Component : uint8_t { None, X, Y, Z, W, R, G, B, A };
+std::string_view componentName(Component c);  // ".x"
+std::optional<Component> lookupComponent(std::string_view spelling);
+
+enum class OperandKind : uint8_t {
+  None,
+  Reg,      // id = RegId, aux = Component
+  Special,  // id = SpecialReg, aux = Component, value = number of a numbered register
+  Imm,      // value = the integer (two's complement); flags Hex / UnsignedSuffix
+  FImm,     // value = bit pattern; aux = FloatForm
+  Label,    // id = label index in the function
+  Symbol,   // id = name in the module's string pool; value = offset (flag HasOffset)
+  Address,  // [base+offset]: aux = AddressBase, id = RegId or symbol id, value = offset
+  Vector,   // {a, b, ...}: aux = element count, id = index of the first element
+  Pair,     // a|b (two results of one instruction): aux = 2, id = first element
+  List,     // (a, b, ...) in calls: aux = element count, id = first element
+  Bracket,  // [a, b, {c, d}] texture/surface address: aux = count, id = first element
+  Sink,     // _
+};
+
+enum class FloatForm : uint16_t { F32Hex, F64Hex, Decimal };
+enum class AddressBase : uint16_t { None, Reg, Symbol };
+
+namespace OperandFlag {
+enum : uint8_t {
+  Negated = 1 << 0,         // !%p
+  Hex = 1 << 1,             // integer written in hexadecimal
+  UnsignedSuffix = 1 << 2,  // integer written with a U suffix
+  HasOffset = 1 << 3,       // symbol+offset
+  Pm64 = 1 << 4,            // %pm0_64 and friends
+  Minus = 1 << 5,           // integer written with a leading minus
+};
+}
+
+struct Operand {
+  OperandKind kind = OperandKind::None;
+  uint8_t flags = 0;
+  uint16_t aux = 0;
+  uint32_t id = 0;
+  int64_t value = 0;
+
+  static Operand reg(RegId r, Component c = Component::None) {
+    Operand o;
+    o.kind = OperandKind::Reg;
+    o.id = r;
+    o.aux = static_cast<uint16_t>(c);
+    return o;
+  }
+  static Operand imm(int64_t v) {
+    Operand o;
+    o.kind = OperandKind::Imm;
+    o.value = v;
+    if (v < 0) o.flags |= OperandFlag::Minus;
+    return o;
+  }
+  static Operand label(uint32_t labelIndex) {
+    Operand o;
+    o.kind = OperandKind::Label;
+    o.id = labelIndex;
+    return o;
+  }
+  static Operand symbol(uint32_t nameId) {
+    Operand o;
+    o.kind = OperandKind::Symbol;
+    o.id = nameId;
+    return o;
+  }
+  static Operand special(SpecialReg r, Component c = Component::None) {
+    Operand o;
+    o.kind = OperandKind::Special;
+    o.id = static_cast<uint32_t>(r);
+    o.aux = static_cast<uint16_t>(c);
+    return o;
+  }
+
+  bool isReg() const { return kind == OperandKind::Reg; }
+  bool isImm() const { return kind == OperandKind::Imm; }
+  bool isLabel() const { return kind == OperandKind::Label; }
+  bool isComposite() const {
+    return kind == OperandKind::Vector || kind == OperandKind::Pair || kind == OperandKind::List ||
+           kind == OperandKind::Bracket;
+  }
+  bool negated() const { return flags & OperandFlag::Negated; }
+  Component component() const { return static_cast<Component>(aux); }
+  AddressBase addressBase() const { return static_cast<AddressBase>(aux); }
+  uint32_t elementCount() const { return aux; }
+
+  bool operator==(const Operand& o) const {
+    return kind == o.kind && flags == o.flags && aux == o.aux && id == o.id && value == o.value;
+  }
+};
+static_assert(sizeof(Operand) == 16, "operands stay small");
+
+}  // namespace ptxopt

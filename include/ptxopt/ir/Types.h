@@ -1,0 +1,101 @@
+// Scalar types, state spaces, comparison and rounding modifiers, and the Mod handle that an
+// instruction keeps for each of its dotted modifiers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace ptxopt {
+
+class StringPool;
+
+enum class TypeClass : uint8_t { Bit, Unsigned, Signed, Float, Pred, Opaque };
+
+enum class ScalarType : uint8_t {
+#define PTX_TYPE(E, S, BITS, CLASS) E,
+#include "ptxopt/ir/Types.def"
+#undef PTX_TYPE
+  NumTypes,
+  None = 0xff
+};
+
+std::string_view typeName(ScalarType t);  // ".b32"
+unsigned typeBits(ScalarType t);          // 1 for .pred
+TypeClass typeClass(ScalarType t);
+std::optional<ScalarType> lookupType(std::string_view spelling);
+
+enum class StateSpace : uint8_t {
+  Generic,
+#define PTX_SPACE(E, S) E,
+#include "ptxopt/ir/Modifiers.def"
+  Reg,  // only for declarations and function parameters
+  NumSpaces
+};
+std::string_view spaceName(StateSpace s);  // ".global"; "" for Generic
+// .shared, .shared::cta and .shared::cluster all address shared memory.
+inline bool isSharedSpace(StateSpace s) {
+  return s == StateSpace::Shared || s == StateSpace::SharedCta || s == StateSpace::SharedCluster;
+}
+inline bool isParamSpace(StateSpace s) {
+  return s == StateSpace::Param || s == StateSpace::ParamEntry || s == StateSpace::ParamFunc;
+}
+
+enum class CmpOp : uint8_t {
+#define PTX_CMP(E, S) E,
+#include "ptxopt/ir/Modifiers.def"
+  NumCmps
+};
+
+enum class Rounding : uint8_t {
+#define PTX_ROUND(E, S) E,
+#include "ptxopt/ir/Modifiers.def"
+  NumRoundings
+};
+
+// A dotted modifier of an instruction. Known modifiers are small numbers laid out as
+// [None][types][spaces][comparisons][roundings][others]; a modifier the table does not know is
+// the id of its spelling in the module's string pool with the top bit set.
+enum class Mod : uint32_t {
+  None = 0,
+#define PTX_TYPE(E, S, BITS, CLASS) T_##E,
+#include "ptxopt/ir/Types.def"
+#undef PTX_TYPE
+#define PTX_SPACE(E, S) S_##E,
+#include "ptxopt/ir/Modifiers.def"
+#define PTX_CMP(E, S) C_##E,
+#include "ptxopt/ir/Modifiers.def"
+#define PTX_ROUND(E, S) R_##E,
+#include "ptxopt/ir/Modifiers.def"
+#define PTX_MOD(E, S) E,
+#include "ptxopt/ir/Modifiers.def"
+  NumKnown
+};
+
+constexpr uint32_t kUnknownModBit = 0x80000000u;
+inline bool isKnownMod(Mod m) { return (static_cast<uint32_t>(m) & kUnknownModBit) == 0; }
+inline Mod unknownMod(uint32_t poolId) { return static_cast<Mod>(poolId | kUnknownModBit); }
+
+// The modifier spelled `spelling` (with its leading dot), interning it in `pool` when the
+// table does not know it.
+Mod lookupMod(std::string_view spelling, StringPool& pool);
+// Known modifiers only; Mod::None when unknown.
+Mod lookupKnownMod(std::string_view spelling);
+std::string_view modName(Mod m, const StringPool& pool);
+
+inline Mod typeMod(ScalarType t) { return static_cast<Mod>(static_cast<uint32_t>(t) + 1); }
+inline Mod spaceMod(StateSpace s) {
+  return static_cast<Mod>(static_cast<uint32_t>(Mod::S_Global) + static_cast<uint32_t>(s) - 1);
+}
+inline Mod cmpMod(CmpOp c) {
+  return static_cast<Mod>(static_cast<uint32_t>(Mod::C_Eq) + static_cast<uint32_t>(c));
+}
+inline Mod roundingMod(Rounding r) {
+  return static_cast<Mod>(static_cast<uint32_t>(Mod::R_Rn) + static_cast<uint32_t>(r));
+}
+std::optional<ScalarType> modType(Mod m);
+std::optional<StateSpace> modSpace(Mod m);
+std::optional<CmpOp> modCmp(Mod m);
+std::optional<Rounding> modRounding(Mod m);
+
+}  // namespace ptxopt

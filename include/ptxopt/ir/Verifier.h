@@ -1,0 +1,29 @@
+// The IR verifier: run on demand (`ptxopt --verify`) and after every pass with
+// `--verify-each`.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "ptxopt/ir/Module.h"
+#include "ptxopt/support/Diagnostics.h"
+
+namespace ptxopt {
+
+// Checks one function:
+//  * layout: a terminator is the last instruction of its block (pseudo statements aside);
+//    { } scopes balance; every instruction's parent is its block;
+//  * edges: successor and predecessor lists are exactly what the terminators and the layout
+//    imply (fall-through is an explicit edge to the next block);
+//  * labels resolve to blocks of the function that are visible from the use; brx.idx names a
+//    .branchtargets table;
+//  * registers are declared and visible where used, guards and predicate operands are .pred,
+//    and registers have a type that fits the instruction (same size; float instructions take
+//    float or bit registers, integer ones integer or bit registers);
+//  * symbols name a variable, parameter, function, prototype or call-target table.
+// Each problem is reported to `diags` as an error at the instruction's line; `context` (for
+// example "after pass branch-opt") prefixes each message. Returns true when nothing was found.
+bool verifyFunction(const Function& f, DiagEngine& diags, std::string_view context = {});
+bool verifyModule(const Module& m, DiagEngine& diags, std::string_view context = {});
+
+}  // namespace ptxopt

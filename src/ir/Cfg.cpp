@@ -1,0 +1,66 @@
+#include "ptxopt/ir/Cfg.h"
+
+namespace ptxopt {
+
+BranchTargetTables collectBranchTargetTables(const Function& f) {
+  BranchTargetTables tables;
+  for (const BasicBlock* b : f.blocks())
+    for (const Instruction* i : b->insts())
+      if (i->is(Opcode::BranchTargets)) tables.emplace(i->payload(), i);
+  return tables;
+}
+
+std::vector<uint32_t> branchTargetLabels(const Instruction& term, const BranchTargetTables& tables) {
+  std::vector<uint32_t> out;
+  if (term.is(Opcode::Bra)) {
+    for (const Operand& o : term.operands())
+      if (o.isLabel()) {
+        out.push_back(o.id);
+        break;
+      }
+  } else if (term.is(Opcode::BrxIdx)) {
+    if (term.numOperands() >= 2 && term.operand(1).kind == OperandKind::Symbol) {
+      auto it = tables.find(term.operand(1).id);
+      if (it != tables.end())
+        for (const Operand& o : it->second->operands())
+          if (o.isLabel()) out.push_back(o.id);
+    }
+  }
+  return out;
+}
+
+std::vector<Edge> computeSuccessors(const Function& f, size_t layoutIndex, const BranchTargetTables& tables) {
+  std::vector<Edge> edges;
+  const BasicBlock* b = f.blocks()[layoutIndex];
+  BasicBlock* next = layoutIndex + 1 < f.blocks().size() ? f.blocks()[layoutIndex + 1] : nullptr;
+  const Instruction* term = b->terminator();
+  bool fallsThrough = true;
+  if (term) {
+    fallsThrough = term->hasGuard();
+    std::vector<uint32_t> labels = branchTargetLabels(*term, tables);
+    uint32_t index = 0;
+    for (uint32_t l : labels) {
+      BasicBlock* target = l < f.labels().size() ? f.labelBlock(l) : nullptr;
+      if (target)
+        edges.push_back(Edge{target, term->is(Opcode::BrxIdx) ? EdgeKind::Indexed : EdgeKind::Taken, index});
+      ++index;
+    }
+  }
+  if (fallsThrough && next) edges.push_back(Edge{next, EdgeKind::FallThrough, 0});
+  return edges;
+}
+
+void buildCfg(Function& f) {
+  BranchTargetTables tables = collectBranchTargetTables(f);
+  for (BasicBlock* b : f.blocks()) {
+    b->succs().clear();
+    b->preds().clear();
+  }
+  for (size_t i = 0; i < f.blocks().size(); ++i) {
+    BasicBlock* b = f.blocks()[i];
+    b->succs() = computeSuccessors(f, i, tables);
+    for (const Edge& e : b->succs()) e.to->preds().push_back(b);
+  }
+}
+
+}  // namespace ptxopt

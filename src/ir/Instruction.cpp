@@ -1,0 +1,78 @@
+#include "ptxopt/ir/Instruction.h"
+
+namespace ptxopt {
+
+bool Instruction::has(Mod m) const {
+  for (Mod x : mods_)
+    if (x == m) return true;
+  return false;
+}
+
+void Instruction::removeMod(Mod m) {
+  for (uint32_t i = 0; i < mods_.size(); ++i)
+    if (mods_[i] == m) {
+      mods_.erase(i);
+      return;
+    }
+}
+
+ScalarType Instruction::type(unsigned n) const {
+  for (Mod m : mods_)
+    if (auto t = modType(m)) {
+      if (n == 0) return *t;
+      --n;
+    }
+  return ScalarType::None;
+}
+
+StateSpace Instruction::space() const {
+  for (Mod m : mods_)
+    if (auto s = modSpace(m)) return *s;
+  return StateSpace::Generic;
+}
+
+std::optional<CmpOp> Instruction::cmp() const {
+  for (Mod m : mods_)
+    if (auto c = modCmp(m)) return c;
+  return std::nullopt;
+}
+
+std::optional<Rounding> Instruction::rounding() const {
+  for (Mod m : mods_)
+    if (auto r = modRounding(m)) return r;
+  return std::nullopt;
+}
+
+unsigned Instruction::vectorWidth() const {
+  for (Mod m : mods_) {
+    if (m == Mod::V2) return 2;
+    if (m == Mod::V4) return 4;
+    if (m == Mod::V8) return 8;
+  }
+  return 1;
+}
+
+Operand Instruction::makeComposite(OperandKind kind, std::span<const Operand> elems) {
+  Operand o;
+  o.kind = kind;
+  o.id = static_cast<uint32_t>(elems_.size());
+  o.aux = static_cast<uint16_t>(elems.size());
+  elems_.insert(elems_.end(), elems.begin(), elems.end());
+  return o;
+}
+
+unsigned Instruction::numDefOperands() const {
+  if (ops_.empty()) return 0;
+  const Operand& first = ops_[0];
+  switch (info().defs) {
+    case DefKind::None: return 0;
+    case DefKind::First:
+    case DefKind::FirstReadWrite: return 1;
+    case DefKind::FirstIfRed: return has(Mod::Red) ? 1 : 0;
+    case DefKind::FirstMaybe:
+      return first.kind == OperandKind::Address || first.kind == OperandKind::Bracket ? 0 : 1;
+  }
+  return 0;
+}
+
+}  // namespace ptxopt

@@ -1,0 +1,265 @@
+#include "ptxopt/ptx/Lexer.h"
+
+#include <cstdio>
+
+namespace ptxopt {
+namespace {
+
+enum CharClass : uint8_t {
+  kIdentStart = 1,  // letters, _ $ %
+  kIdentBody = 2,   // letters, digits, _ $
+  kDigit = 4,
+  kHex = 8,
+  kSpace = 16,
+};
+
+struct CharTable {
+  uint8_t c[256] = {};
+  constexpr CharTable() {
+    for (int ch = 'a'; ch <= 'z'; ++ch) c[ch] |= kIdentStart | kIdentBody;
+    for (int ch = 'A'; ch <= 'Z'; ++ch) c[ch] |= kIdentStart | kIdentBody;
+    for (int ch = '0'; ch <= '9'; ++ch) c[ch] |= kIdentBody | kDigit | kHex;
+    for (int ch = 'a'; ch <= 'f'; ++ch) c[ch] |= kHex;
+    for (int ch = 'A'; ch <= 'F'; ++ch) c[ch] |= kHex;
+    c[static_cast<unsigned char>('_')] |= kIdentStart | kIdentBody;
+    c[static_cast<unsigned char>('$')] |= kIdentStart | kIdentBody;
+    c[static_cast<unsigned char>('%')] |= kIdentStart;
+    c[static_cast<unsigned char>(' ')] |= kSpace;
+    c[static_cast<unsigned char>('\t')] |= kSpace;
+    c[static_cast<unsigned char>('\r')] |= kSpace;
+    c[static_cast<unsigned char>('\f')] |= kSpace;
+    c[static_cast<unsigned char>('\v')] |= kSpace;
+  }
+};
+constexpr CharTable kChars;
+
+inline bool is(char ch, uint8_t cls) { return kChars.c[static_cast<unsigned char>(ch)] & cls; }
+
+}  // namespace
+
+std::string_view tokKindName(TokKind k) {
+  switch (k) {
+    case TokKind::Eof: return "end of file";
+    case TokKind::Ident: return "identifier";
+    case TokKind::Dot: return "directive";
+    case TokKind::Int: return "integer";
+    case TokKind::Float: return "floating-point number";
+    case TokKind::String: return "string";
+    case TokKind::Comma: return "','";
+    case TokKind::Semi: return "';'";
+    case TokKind::Colon: return "':'";
+    case TokKind::LBrace: return "'{'";
+    case TokKind::RBrace: return "'}'";
+    case TokKind::LBracket: return "'['";
+    case TokKind::RBracket: return "']'";
+    case TokKind::LParen: return "'('";
+    case TokKind::RParen: return "')'";
+    case TokKind::Plus: return "'+'";
+    case TokKind::Minus: return "'-'";
+    case TokKind::Bang: return "'!'";
+    case TokKind::At: return "'@'";
+    case TokKind::Pipe: return "'|'";
+    case TokKind::Lt: return "'<'";
+    case TokKind::Gt: return "'>'";
+    case TokKind::Eq: return "'='";
+  }
+  return "token";
+}
+
+Lexer::Lexer(std::string_view src) : cur_(src.data()), end_(src.data() + src.size()), lineStart_(src.data()) {}
+
+void Lexer::fail(SourceLoc loc, const std::string& msg) const { throw FatalDiagnostic(loc, msg); }
+
+void Lexer::fill() {
+  ring_[(head_ + count_) % kLookahead] = lexOne();
+  ++count_;
+}
+
+void Lexer::skipSpaceAndComments(bool& sawNewline, bool& sawSpace) {
+  while (cur_ < end_) {
+    char ch = *cur_;
+    if (is(ch, kSpace)) {
+      sawSpace = true;
+      ++cur_;
+    } else if (ch == '\n') {
+      sawNewline = sawSpace = true;
+      ++cur_;
+      ++line_;
+      lineStart_ = cur_;
+    } else if (ch == '/' && cur_ + 1 < end_ && cur_[1] == '/') {
+      sawSpace = true;
+      while (cur_ < end_ && *cur_ != '\n') ++cur_;
+    } else if (ch == '/' && cur_ + 1 < end_ && cur_[1] == '*') {
+      SourceLoc start = locAt(cur_);
+      sawSpace = true;
+      cur_ += 2;
+      for (;;) {
+        if (cur_ >= end_) fail(start, "unterminated block comment");
+        if (*cur_ == '*' && cur_ + 1 < end_ && cur_[1] == '/') {
+          cur_ += 2;
+          break;
+        }
+        if (*cur_ == '\n') {
+          sawNewline = true;
+          ++line_;
+          lineStart_ = cur_ + 1;
+        }
+        ++cur_;
+      }
+    } else {
+      break;
+    }
+  }
+}
+
+Token Lexer::lexOne() {
+  Token t;
+  bool nl = false, sp = false;
+  skipSpaceAndComments(nl, sp);
+  t.newlineBefore = nl;
+  t.spaceBefore = sp;
+  t.loc = locAt(cur_);
+  const char* start = cur_;
+  if (cur_ >= end_) {
+    t.kind = TokKind::Eof;
+    return t;
+  }
+  char ch = *cur_;
+
+  auto single = [&](TokKind k) {
+    ++cur_;
+    t.kind = k;
+    t.text = std::string_view(start, 1);
+    return t;
+  };
+
+  if (is(ch, kIdentStart)) {
+    ++cur_;
+    while (cur_ < end_ && is(*cur_, kIdentBody)) ++cur_;
+    if (ch == '%' && cur_ == start + 1) fail(t.loc, "expected a register name after '%'");
+    // A vector component written onto a register: %tid.x, %v.w
+    if (ch == '%' && cur_ + 1 < end_ && *cur_ == '.') {
+      char c = cur_[1];
+      bool comp = c == 'x' || c == 'y' || c == 'z' || c == 'w' || c == 'r' || c == 'g' || c == 'b' || c == 'a';
+      if (comp && (cur_ + 2 >= end_ || !is(cur_[2], kIdentBody))) cur_ += 2;
+    }
+    t.kind = TokKind::Ident;
+    t.text = std::string_view(start, static_cast<size_t>(cur_ - start));
+    return t;
+  }
+
+  if (ch == '.') {
+    ++cur_;
+    if (cur_ >= end_ || !is(*cur_, kIdentBody)) fail(t.loc, "expected a directive or modifier name after '.'");
+    for (;;) {
+      while (cur_ < end_ && is(*cur_, kIdentBody)) ++cur_;
+      // `::` joins the parts of qualified modifiers: .shared::cta, .L2::cache_hint
+      if (cur_ + 2 < end_ && cur_[0] == ':' && cur_[1] == ':' && is(cur_[2], kIdentBody)) {
+        cur_ += 2;
+        continue;
+      }
+      break;
+    }
+    t.kind = TokKind::Dot;
+    t.text = std::string_view(start, static_cast<size_t>(cur_ - start));
+    return t;
+  }
+
+  if (is(ch, kDigit)) {
+    // Hexadecimal float bit patterns: 0f + 8 hex digits, 0d + 16 hex digits.
+    if (ch == '0' && cur_ + 1 < end_ && (cur_[1] == 'f' || cur_[1] == 'F' || cur_[1] == 'd' || cur_[1] == 'D')) {
+      unsigned want = (cur_[1] == 'f' || cur_[1] == 'F') ? 8 : 16;
+      const char* p = cur_ + 2;
+      while (p < end_ && is(*p, kHex)) ++p;
+      if (static_cast<unsigned>(p - (cur_ + 2)) != want || (p < end_ && is(*p, kIdentBody)))
+        fail(t.loc, want == 8 ? "a 0f float literal needs exactly 8 hexadecimal digits"
+                              : "a 0d double literal needs exactly 16 hexadecimal digits");
+      cur_ = p;
+      t.kind = TokKind::Float;
+      t.text = std::string_view(start, static_cast<size_t>(cur_ - start));
+      return t;
+    }
+    if (ch == '0' && cur_ + 1 < end_ && (cur_[1] == 'x' || cur_[1] == 'X')) {
+      cur_ += 2;
+      const char* digits = cur_;
+      while (cur_ < end_ && is(*cur_, kHex)) ++cur_;
+      if (cur_ == digits) fail(t.loc, "expected hexadecimal digits after '0x'");
+    } else if (ch == '0' && cur_ + 1 < end_ && (cur_[1] == 'b' || cur_[1] == 'B') && cur_ + 2 < end_ &&
+               (cur_[2] == '0' || cur_[2] == '1')) {
+      cur_ += 2;
+      while (cur_ < end_ && (*cur_ == '0' || *cur_ == '1')) ++cur_;
+    } else {
+      while (cur_ < end_ && is(*cur_, kDigit)) ++cur_;
+      bool isFloat = false;
+      if (cur_ < end_ && *cur_ == '.' && (cur_ + 1 >= end_ || !is(cur_[1], kIdentStart))) {
+        isFloat = true;
+        ++cur_;
+        while (cur_ < end_ && is(*cur_, kDigit)) ++cur_;
+      }
+      if (cur_ < end_ && (*cur_ == 'e' || *cur_ == 'E')) {
+        const char* p = cur_ + 1;
+        if (p < end_ && (*p == '+' || *p == '-')) ++p;
+        if (p < end_ && is(*p, kDigit)) {
+          while (p < end_ && is(*p, kDigit)) ++p;
+          cur_ = p;
+          isFloat = true;
+        }
+      }
+      if (isFloat) {
+        if (cur_ < end_ && is(*cur_, kIdentBody)) fail(locAt(cur_), "invalid character in number");
+        t.kind = TokKind::Float;
+        t.text = std::string_view(start, static_cast<size_t>(cur_ - start));
+        return t;
+      }
+    }
+    if (cur_ < end_ && (*cur_ == 'U' || *cur_ == 'u')) ++cur_;
+    if (cur_ < end_ && is(*cur_, kIdentBody)) fail(locAt(cur_), "invalid character in number");
+    t.kind = TokKind::Int;
+    t.text = std::string_view(start, static_cast<size_t>(cur_ - start));
+    return t;
+  }
+
+  switch (ch) {
+    case ',': return single(TokKind::Comma);
+    case ';': return single(TokKind::Semi);
+    case ':': return single(TokKind::Colon);
+    case '{': return single(TokKind::LBrace);
+    case '}': return single(TokKind::RBrace);
+    case '[': return single(TokKind::LBracket);
+    case ']': return single(TokKind::RBracket);
+    case '(': return single(TokKind::LParen);
+    case ')': return single(TokKind::RParen);
+    case '+': return single(TokKind::Plus);
+    case '-': return single(TokKind::Minus);
+    case '!': return single(TokKind::Bang);
+    case '@': return single(TokKind::At);
+    case '|': return single(TokKind::Pipe);
+    case '<': return single(TokKind::Lt);
+    case '>': return single(TokKind::Gt);
+    case '=': return single(TokKind::Eq);
+    case '"': {
+      ++cur_;
+      while (cur_ < end_ && *cur_ != '"') {
+        if (*cur_ == '\n') fail(t.loc, "unterminated string");
+        if (*cur_ == '\\' && cur_ + 1 < end_ && cur_[1] != '\n') ++cur_;
+        ++cur_;
+      }
+      if (cur_ >= end_) fail(t.loc, "unterminated string");
+      ++cur_;
+      t.kind = TokKind::String;
+      t.text = std::string_view(start, static_cast<size_t>(cur_ - start));
+      return t;
+    }
+    case '#': fail(t.loc, "preprocessor directives are not supported; run the C preprocessor first");
+    default: break;
+  }
+  char buf[64];
+  unsigned char uc = static_cast<unsigned char>(ch);
+  if (uc >= 0x20 && uc < 0x7f)
+    std::snprintf(buf, sizeof buf, "unexpected character '%c'", ch);
+  else
+    std::snprintf(buf, sizeof buf, "unexpected byte 0x%02X", uc);
+  fail(t.loc, buf);
+}
+
+}  // namespace ptxopt

@@ -1,0 +1,48 @@
+#include "ptxopt/support/File.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace ptxopt {
+
+bool readFile(const std::string& path, std::string& contents, std::string& error) {
+  contents.clear();
+  bool isStdin = path == "-";
+  FILE* f = isStdin ? stdin : std::fopen(path.c_str(), "rb");
+  if (!f) {
+    error = "cannot open '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) contents.append(buf, n);
+  bool failed = std::ferror(f);
+  int err = errno;
+  if (!isStdin) std::fclose(f);
+  if (failed) {
+    error = "cannot read '" + path + "': " + std::strerror(err);
+    return false;
+  }
+  return true;
+}
+
+bool writeFile(const std::string& path, std::string_view contents, std::string& error) {
+  bool isStdout = path == "-";
+  FILE* f = isStdout ? stdout : std::fopen(path.c_str(), "wb");
+  if (!f) {
+    error = "cannot open '" + path + "' for writing: " + std::strerror(errno);
+    return false;
+  }
+  size_t written = std::fwrite(contents.data(), 1, contents.size(), f);
+  bool ok = written == contents.size() && std::fflush(f) == 0;
+  int err = errno;
+  if (!isStdout) ok = (std::fclose(f) == 0) && ok;
+  if (!ok) {
+    error = "cannot write '" + path + "': " + std::strerror(err);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ptxopt

@@ -1,0 +1,24 @@
+// kernel: loop_break_continue
+// launch: grid=[2,1,1] block=[64,1,1] dynamic_shared=0
+// params: data:in i32[256] (init: random(8,-10,100)) ; out:out i32[128] (init: zero) ; n: scalar i32 = 128 ; len: scalar i32 = 256
+// what: A bounded loop with data-dependent continue (skip odd values) and break (stop on a negative value or when the sum gets large), so threads leave the loop at different iterations.
+extern "C" __global__ void loop_break_continue(const int* data, int* out, int n, int len)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    int sum = 0;
+    int count = 0;
+    for (int k = 0; k < 64; ++k) {
+        int v = data[(i * 3 + k) % len];
+        if (v & 1)
+            continue;
+        if (v < 0)
+            break;
+        sum += v;
+        ++count;
+        if (sum > 1500)
+            break;
+    }
+    out[i] = sum * 100 + count;
+}
