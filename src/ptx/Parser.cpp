@@ -1,5 +1,6 @@
 #include "ptxopt/ptx/Parser.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <string>
@@ -592,6 +593,7 @@ class Parser {
     F_->blocks().push_back(cur_);
     needBlock_ = false;
     curLoc_ = 0;
+    pendingLocs_.clear();
     for (;;) {
       const Token& t = peek();
       switch (t.kind) {
@@ -678,9 +680,7 @@ class Parser {
         dl.extra = intern(collectRaw(true));
       }
       (void)dir;
-      auto& locs = F_->debugLocs();
-      if (locs.empty() || !(locs.back() == dl)) locs.push_back(dl);
-      curLoc_ = static_cast<uint32_t>(locs.size());
+      pendingLocs_.push_back(dl);
     } else if (d == ".pragma") {
       Token dir = next();
       Instruction* i = newInst(Opcode::Pragma, dir.loc);
@@ -854,10 +854,26 @@ class Parser {
         F_->blocks().push_back(cur_);
         needBlock_ = false;
       }
+      if (!pendingLocs_.empty()) startLocGroup();
       i->setDebugLoc(curLoc_);
     }
     cur_->append(i);
     if (i->info().isTerminator()) needBlock_ = true;
+  }
+
+  // The .loc lines read since the last instruction become the group in force, unless they
+  // repeat the group already in force.
+  void startLocGroup() {
+    auto& locs = F_->debugLocs();
+    auto& groups = F_->debugLocGroups();
+    auto current = F_->locGroup(curLoc_);
+    bool same = current.size() == pendingLocs_.size() && std::equal(current.begin(), current.end(), pendingLocs_.begin());
+    if (!same) {
+      groups.push_back(DebugLocGroup{static_cast<uint32_t>(locs.size()), static_cast<uint32_t>(pendingLocs_.size())});
+      locs.insert(locs.end(), pendingLocs_.begin(), pendingLocs_.end());
+      curLoc_ = static_cast<uint32_t>(groups.size());
+    }
+    pendingLocs_.clear();
   }
 
   void notePendingLabels(Instruction& i) {
@@ -1135,6 +1151,7 @@ class Parser {
   BasicBlock* cur_ = nullptr;
   bool needBlock_ = false;
   uint32_t curLoc_ = 0;
+  std::vector<DebugLoc> pendingLocs_;
 };
 
 }  // namespace

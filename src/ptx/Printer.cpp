@@ -1,6 +1,8 @@
 #include "ptxopt/ptx/Printer.h"
 
+#include <algorithm>
 #include <charconv>
+#include <span>
 #include <cstring>
 
 namespace ptxopt {
@@ -17,7 +19,9 @@ class Printer {
     for (const TopItem& item : m_.items()) {
       bool header = item.kind == TopItem::Kind::Version || item.kind == TopItem::Kind::Target ||
                     item.kind == TopItem::Kind::AddressSize;
-      if (!first && !header && (item.kind != prev || item.kind == TopItem::Kind::Function)) out_ += '\n';
+      bool blank = item.kind == TopItem::Kind::Function ||
+                   (item.kind == TopItem::Kind::Variable && prev != TopItem::Kind::Variable);
+      if (!first && !header && blank) out_ += '\n';
       first = false;
       prev = item.kind;
       switch (item.kind) {
@@ -128,11 +132,11 @@ class Printer {
         out_ += '\n';
       }
     out_ += '\n';
-    lastLoc_ = nullptr;
+    lastLocs_ = {};
     bool firstBlock = true;
     for (const BasicBlock* b : f.blocks()) {
-      if (!firstBlock) out_ += '\n';
       if (b->hasLabel()) {
+        if (!firstBlock) out_ += '\n';
         out_ += f.labelName(b->label());
         out_ += ":\n";
       }
@@ -177,9 +181,10 @@ class Printer {
         return;
       default: break;
     }
-    if (i.debugLoc()) {
-      const DebugLoc& dl = f_->debugLocs()[i.debugLoc() - 1];
-      if (!lastLoc_ || !(*lastLoc_ == dl)) {
+    auto group = f_->locGroup(i.debugLoc());
+    if (!group.empty() &&
+        !(group.size() == lastLocs_.size() && std::equal(group.begin(), group.end(), lastLocs_.begin()))) {
+      for (const DebugLoc& dl : group) {
         out_ += "\t.loc\t";
         num(dl.file);
         out_ += ' ';
@@ -191,8 +196,8 @@ class Printer {
           out_ += m_.str(dl.extra);
         }
         out_ += '\n';
-        lastLoc_ = &dl;
       }
+      lastLocs_ = group;
     }
     out_ += '\t';
     instruction(i);
@@ -470,7 +475,7 @@ class Printer {
   const Module& m_;
   std::string& out_;
   const Function* f_ = nullptr;
-  const DebugLoc* lastLoc_ = nullptr;
+  std::span<const DebugLoc> lastLocs_;
 };
 
 }  // namespace

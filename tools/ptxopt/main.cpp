@@ -28,7 +28,8 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 1;  // usage errors exit 1 like every other error
   }
 
   std::string text, error;

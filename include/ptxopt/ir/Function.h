@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -111,6 +112,11 @@ struct DebugLoc {
   }
 };
 
+struct DebugLocGroup {
+  uint32_t first = 0;  // index into Function::debugLocs()
+  uint32_t count = 0;
+};
+
 // A performance-tuning directive between the signature and the body, kept as written
 // (`.maxntid 256, 1, 1`, `.pragma "nounroll";`).
 struct FunctionDirective {
@@ -153,8 +159,19 @@ class Function {
   // Parent scope of each scope; scope 0 (the body) has parent 0.
   std::vector<uint32_t>& scopeParents() { return scopeParents_; }
   const std::vector<uint32_t>& scopeParents() const { return scopeParents_; }
+  // `.loc` lines. Consecutive `.loc` lines before an instruction form one group (nvcc writes
+  // the call site and then the inlined location; ptxas wants both). An instruction refers to
+  // the group in force where it stands (Instruction::debugLoc is the group's index + 1).
   std::vector<DebugLoc>& debugLocs() { return debugLocs_; }
   const std::vector<DebugLoc>& debugLocs() const { return debugLocs_; }
+  std::vector<DebugLocGroup>& debugLocGroups() { return debugLocGroups_; }
+  const std::vector<DebugLocGroup>& debugLocGroups() const { return debugLocGroups_; }
+  // The `.loc` lines of group `dbg` (1-based, as stored in instructions); empty for 0.
+  std::span<const DebugLoc> locGroup(uint32_t dbg) const {
+    if (dbg == 0) return {};
+    const DebugLocGroup& g = debugLocGroups_[dbg - 1];
+    return {debugLocs_.data() + g.first, g.count};
+  }
 
   // Blocks in layout order. The first is the entry.
   std::vector<BasicBlock*>& blocks() { return blocks_; }
@@ -178,6 +195,7 @@ class Function {
   std::vector<LabelInfo> labels_;
   std::vector<uint32_t> scopeParents_{0};
   std::vector<DebugLoc> debugLocs_;
+  std::vector<DebugLocGroup> debugLocGroups_;
   std::vector<BasicBlock*> blocks_;
   std::deque<BasicBlock> blockPool_;
   std::deque<Instruction> instPool_;

@@ -91,14 +91,14 @@ class Instruction {
     for (const Operand& o : ops_) visitLeaves(o, f);
   }
   template <typename F>
-  void visitLeaves(const Operand& o, F& f) const {
+  void visitLeaves(const Operand& o, F&& f) const {
     if (o.isComposite())
       for (const Operand& e : elements(o)) visitLeaves(e, f);
     else
       f(o);
   }
   template <typename F>
-  void visitLeaves(Operand& o, F& f) {
+  void visitLeaves(Operand& o, F&& f) {
     if (o.isComposite())
       for (Operand& e : elements(o)) visitLeaves(e, f);
     else
@@ -131,7 +131,7 @@ class Instruction {
 
   SourceLoc loc() const { return loc_; }
   void setLoc(SourceLoc l) { loc_ = l; }
-  // 1-based index into the function's .loc table; 0 = none.
+  // 1-based index into the function's groups of .loc lines; 0 = none.
   uint32_t debugLoc() const { return dbg_; }
   void setDebugLoc(uint32_t d) { dbg_ = d; }
   // Payload of pseudo statements and of Unknown instructions (their mnemonic's first

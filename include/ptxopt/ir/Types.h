@@ -69,7 +69,10 @@ enum class Mod : uint32_t {
 #include "ptxopt/ir/Modifiers.def"
 #define PTX_MOD(E, S) E,
 #include "ptxopt/ir/Modifiers.def"
-  NumKnown
+  NumKnown,
+  // `.lo` and `.hi` are spelled once: comparisons (setp.lo) and halves (mul.lo) share them.
+  Lo = C_Lo,
+  Hi = C_Hi,
 };
 
 constexpr uint32_t kUnknownModBit = 0x80000000u;
