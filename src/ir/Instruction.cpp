@@ -55,14 +55,16 @@ unsigned Instruction::vectorWidth() const {
 Operand Instruction::makeComposite(OperandKind kind, std::span<const Operand> elems) {
   Operand o;
   o.kind = kind;
-  o.id = static_cast<uint32_t>(elems_.size());
+  o.id = ops_.size() - numOps_;
   o.aux = static_cast<uint16_t>(elems.size());
-  elems_.insert(elems_.end(), elems.begin(), elems.end());
+  InlineVec<Operand, 8> copy;  // `elems` may point into this instruction's own storage
+  for (const Operand& e : elems) copy.push_back(e);
+  for (const Operand& e : copy) ops_.push_back(e);
   return o;
 }
 
 unsigned Instruction::numDefOperands() const {
-  if (ops_.empty()) return 0;
+  if (numOps_ == 0) return 0;
   const Operand& first = ops_[0];
   switch (info().defs) {
     case DefKind::None: return 0;

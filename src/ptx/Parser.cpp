@@ -38,11 +38,12 @@ enum class IdentRole { Value, Label };
 class Parser {
  public:
   Parser(std::string_view text, const std::string& file, const ParseOptions& opts)
-      : lex_(text), file_(file), opts_(opts) {}
+      : lex_(text), file_(file), opts_(opts), sourceBytes_(text.size()) {}
 
   std::unique_ptr<Module> run() {
     module_ = std::make_unique<Module>();
     module_->fileName = file_;
+    module_->sourceBytes = sourceBytes_;
     M().intern("");
     parseModule();
     return std::move(module_);
@@ -1145,6 +1146,7 @@ class Parser {
   Lexer lex_;
   std::string file_;
   const ParseOptions& opts_;
+  size_t sourceBytes_;
   std::unique_ptr<Module> module_;
   Function* F_ = nullptr;
   std::vector<Scope> scopes_;

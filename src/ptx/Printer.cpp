@@ -487,7 +487,7 @@ void printModule(const Module& m, std::string& out, const PrintOptions& options)
 
 std::string printModule(const Module& m, const PrintOptions& options) {
   std::string out;
-  out.reserve(1 << 16);
+  out.reserve(m.sourceBytes + m.sourceBytes / 8 + 4096);
   printModule(m, out, options);
   return out;
 }

@@ -19,6 +19,10 @@ config.test_source_root = os.path.dirname(__file__)
 path = [config.ptxopt_bin_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))]
 config.environment["PATH"] = os.pathsep.join(path)
 
+for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
 config.substitutions.append(("%ptxopt", os.path.join(config.ptxopt_bin_dir, "ptxopt")))
 
 # ptxas checks run when ptxas is installed; otherwise the check prints SKIPPED and why.

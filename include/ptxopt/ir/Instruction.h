@@ -58,37 +58,43 @@ class Instruction {
   unsigned vectorWidth() const;
 
   // Operands. Composite operands ({a,b}, a|b, (a,b), [t,{c}]) keep their elements apart;
-  // elements(op) gives them.
-  uint32_t numOperands() const { return ops_.size(); }
+  // elements(op) gives them. At most 255 operands.
+  uint32_t numOperands() const { return numOps_; }
   const Operand& operand(uint32_t i) const { return ops_[i]; }
   Operand& operand(uint32_t i) { return ops_[i]; }
-  std::span<const Operand> operands() const { return {ops_.begin(), ops_.end()}; }
-  std::span<Operand> operands() { return {ops_.begin(), ops_.end()}; }
+  std::span<const Operand> operands() const { return {ops_.begin(), numOps_}; }
+  std::span<Operand> operands() { return {ops_.begin(), numOps_}; }
   std::span<const Operand> elements(const Operand& composite) const {
-    return {elems_.data() + composite.id, composite.aux};
+    return {ops_.begin() + numOps_ + composite.id, composite.aux};
   }
   std::span<Operand> elements(const Operand& composite) {
-    return {elems_.data() + composite.id, composite.aux};
+    return {ops_.begin() + numOps_ + composite.id, composite.aux};
   }
-  void addOperand(const Operand& o) { ops_.push_back(o); }
+  void addOperand(const Operand& o) {
+    ops_.insert(numOps_, o);
+    ++numOps_;
+  }
   void setOperand(uint32_t i, const Operand& o) { ops_[i] = o; }
-  void removeOperand(uint32_t i) { ops_.erase(i); }
+  // The elements of a removed composite stay behind, unreferenced.
+  void removeOperand(uint32_t i) {
+    ops_.erase(i);
+    --numOps_;
+  }
   // Adds a composite operand of `kind` whose elements are `elems` (which may themselves be
   // composites built with makeComposite).
   void addComposite(OperandKind kind, std::span<const Operand> elems) {
-    ops_.push_back(makeComposite(kind, elems));
+    addOperand(makeComposite(kind, elems));
   }
   Operand makeComposite(OperandKind kind, std::span<const Operand> elems);
-  const std::vector<Operand>& elementStorage() const { return elems_; }
 
   // Calls f(Operand&) for every leaf operand (composites expanded, recursively), in order.
   template <typename F>
   void forEachLeaf(F&& f) {
-    for (Operand& o : ops_) visitLeaves(o, f);
+    for (Operand& o : operands()) visitLeaves(o, f);
   }
   template <typename F>
   void forEachLeaf(F&& f) const {
-    for (const Operand& o : ops_) visitLeaves(o, f);
+    for (const Operand& o : operands()) visitLeaves(o, f);
   }
   template <typename F>
   void visitLeaves(const Operand& o, F&& f) const {
@@ -122,7 +128,7 @@ class Instruction {
     if (hasGuard()) f(guard_);
     bool readsFirst = numDefOperands() == 0 || info().defs == DefKind::FirstMaybe ||
                       info().defs == DefKind::FirstReadWrite;
-    for (uint32_t i = readsFirst ? 0 : 1; i < ops_.size(); ++i)
+    for (uint32_t i = readsFirst ? 0 : 1; i < numOps_; ++i)
       visitLeaves(ops_[i], [&](const Operand& o) {
         if (o.isReg() || (o.kind == OperandKind::Address && o.addressBase() == AddressBase::Reg))
           f(static_cast<RegId>(o.id));
@@ -147,8 +153,10 @@ class Instruction {
   bool guardNeg_ = false;
   RegId guard_ = kNoReg;
   InlineVec<Mod, 4> mods_;
+  uint8_t numOps_ = 0;
+  // The operands, then the elements of composite operands (a composite's id is the offset
+  // of its first element from the end of the operands).
   InlineVec<Operand, 3> ops_;
-  std::vector<Operand> elems_;
   SourceLoc loc_;
   uint32_t dbg_ = 0;
   uint32_t payload_ = 0;

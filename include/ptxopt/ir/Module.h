@@ -41,6 +41,7 @@ class Module {
   uint32_t versionMajor = 0, versionMinor = 0;
   std::vector<uint32_t> targets;  // pool ids: "sm_90", "debug", "texmode_independent"
   uint32_t addressSize = 0;       // 0 when the directive is absent
+  size_t sourceBytes = 0;         // size of the parsed text (the printer reserves about this much)
 
   StringPool& strings() { return strings_; }
   const StringPool& strings() const { return strings_; }

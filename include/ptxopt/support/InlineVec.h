@@ -7,7 +7,6 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 #include <new>
@@ -96,10 +95,9 @@ class InlineVec {
   void grow(uint32_t want) {
     if (want < N * 2) want = N * 2;
     if (want < 4) want = 4;
-    T* fresh = static_cast<T*>(std::malloc(sizeof(T) * want));
-    if (!fresh) throw std::bad_alloc();
+    T* fresh = static_cast<T*>(::operator new(sizeof(T) * want));
     std::memcpy(static_cast<void*>(fresh), data(), size_ * sizeof(T));
-    std::free(heap_);
+    ::operator delete(heap_);
     heap_ = fresh;
     cap_ = want;
   }
@@ -125,7 +123,7 @@ class InlineVec {
     }
   }
   void release() {
-    std::free(heap_);
+    ::operator delete(heap_);
     heap_ = nullptr;
     cap_ = 0;
     size_ = 0;

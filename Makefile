@@ -1,0 +1,53 @@
+# Front door for newcomers and CI. Every target sets up what it needs first.
+#   make demo   set up, build, optimize the bundled example and summarize it
+#   make test   set up, build, run every test (GCC build + ASan/UBSan build with the fuzz smoke run)
+#   make bench  build and run the benchmarks
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc)
+WERROR     ?= $(if $(CI),ON,OFF)
+CMAKE_FLAGS ?=
+
+.PHONY: all setup build demo test test-gcc test-asan bench clean
+
+all: build
+
+setup:
+	@scripts/setup.sh
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DPTXOPT_WERROR=$(WERROR) $(CMAKE_FLAGS)
+
+build: setup $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/ptxopt examples/reduce.ptx -o $(BUILD)/reduce.opt.ptx --verify --stats
+	@echo "wrote $(BUILD)/reduce.opt.ptx"
+	@if [ -x /usr/local/cuda/bin/ptxas ]; then \
+	  /usr/local/cuda/bin/ptxas -arch=sm_90 $(BUILD)/reduce.opt.ptx -o $(BUILD)/reduce.opt.cubin && \
+	  echo "ptxas accepts $(BUILD)/reduce.opt.ptx"; \
+	else echo "SKIPPED: ptxas not found, output not assembled"; fi
+
+test: test-gcc test-asan
+
+test-gcc: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Clang with AddressSanitizer and UndefinedBehaviorSanitizer, plus the libFuzzer smoke run.
+# It reuses the corpus that the GCC build compiled.
+$(ASAN_BUILD)/build.ninja: | $(BUILD)/build.ninja
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+	  -DPTXOPT_WERROR=$(WERROR) -DPTXOPT_SANITIZE=address,undefined -DPTXOPT_FUZZ=ON \
+	  -DPTXOPT_BUILD_BENCH=OFF -DPTXOPT_CORPUS_DIR=$(abspath $(BUILD))/corpus $(CMAKE_FLAGS)
+
+test-asan: build $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	cmake --build $(BUILD) --target bench_parse_print
+	$(BUILD)/bench/bench_parse_print
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)
