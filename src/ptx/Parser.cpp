@@ -186,6 +186,7 @@ class Parser {
       if (t.kind != TokKind::Dot) unexpected(t, "a directive");
       std::string_view d = t.text;
       if (d == ".version") {
+        if (sawVersion) fail(t.loc, "duplicate .version directive");
         Token v = next();
         (void)v;
         Token num = next();
@@ -206,6 +207,7 @@ class Parser {
       } else if (!sawVersion) {
         fail(t.loc, "a PTX module must begin with a .version directive");
       } else if (d == ".target") {
+        if (!M().targets.empty()) fail(t.loc, "duplicate .target directive");
         next();
         for (;;) {
           Token name = expect(TokKind::Ident, "a target name");
@@ -218,6 +220,7 @@ class Parser {
         }
         M().items().push_back({TopItem::Kind::Target, 0});
       } else if (d == ".address_size") {
+        if (M().addressSize) fail(t.loc, "duplicate .address_size directive");
         next();
         uint32_t bits = smallInt("an address size");
         if (bits != 32 && bits != 64) fail(t.loc, ".address_size must be 32 or 64");

@@ -351,6 +351,11 @@ TEST(Parser, ForwardAndScopedLabels) {
 
 TEST(Parser, Errors) {
   EXPECT_EQ(parseError(".target sm_90\n"), "test.ptx:1:1: error: a PTX module must begin with a .version directive");
+  // Found by the fuzzer: a second .target used to be merged into the first.
+  EXPECT_EQ(parseError(".version 9.0\n.target sm_90\n.target sm_80\n"), "test.ptx:3:1: error: duplicate .target directive");
+  EXPECT_EQ(parseError(".version 9.0\n.version 9.0\n"), "test.ptx:2:1: error: duplicate .version directive");
+  EXPECT_EQ(parseError(".version 9.0\n.address_size 64\n.address_size 64\n"),
+            "test.ptx:3:1: error: duplicate .address_size directive");
   EXPECT_EQ(parseError(kernel("add.s32 %r1, %r2, %r3;")),
             "test.ptx:6:9: error: use of undeclared register '%r1'");
   EXPECT_EQ(parseError(kernel(".reg .b32 %r<2>;\nadd.s32 %r1, %r0")),
