@@ -50,6 +50,20 @@ std::vector<Edge> computeSuccessors(const Function& f, size_t layoutIndex, const
   return edges;
 }
 
+void updateSuccessors(Function& f, size_t layoutIndex, const BranchTargetTables& tables) {
+  BasicBlock* b = f.blocks()[layoutIndex];
+  for (const Edge& e : b->succs()) {
+    auto& preds = e.to->preds();
+    for (auto it = preds.begin(); it != preds.end(); ++it)
+      if (*it == b) {
+        preds.erase(it);
+        break;
+      }
+  }
+  b->succs() = computeSuccessors(f, layoutIndex, tables);
+  for (const Edge& e : b->succs()) e.to->preds().push_back(b);
+}
+
 void buildCfg(Function& f) {
   BranchTargetTables tables = collectBranchTargetTables(f);
   for (BasicBlock* b : f.blocks()) {

@@ -63,6 +63,16 @@ Operand Instruction::makeComposite(OperandKind kind, std::span<const Operand> el
   return o;
 }
 
+bool Instruction::hasSideEffects() const {
+  const OpcodeInfo& i = info();
+  if (i.hasSideEffects()) return true;
+  if (has(Mod::Cc)) return true;
+  if (i.is(OpFlag::MemRead | OpFlag::MemWrite))
+    for (Mod m : mods_)
+      if (m == Mod::Volatile || m == Mod::Acquire || m == Mod::Release || m == Mod::AcqRel || m == Mod::Mmio) return true;
+  return false;
+}
+
 unsigned Instruction::numDefOperands() const {
   if (numOps_ == 0) return 0;
   const Operand& first = ops_[0];

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <span>
+#include <unordered_set>
 #include <cstring>
 
 namespace ptxopt {
@@ -126,13 +127,14 @@ class Printer {
     }
     out_ += "{\n";
     for (const Decl& d : f.decls())
-      if (d.scope == 0) {
+      if (d.scope == 0 && !isEmptyDecl(d)) {
         out_ += '\t';
         decl(d);
         out_ += '\n';
       }
     out_ += '\n';
     lastLocs_ = {};
+    printedLocs_.clear();
     bool firstBlock = true;
     for (const BasicBlock* b : f.blocks()) {
       if (b->hasLabel()) {
@@ -152,6 +154,7 @@ class Printer {
       case Opcode::ScopeBegin: out_ += "\t{\n"; return;
       case Opcode::ScopeEnd: out_ += "\t}\n"; return;
       case Opcode::Decl:
+        if (isEmptyDecl(f_->decls()[i.payload()])) return;
         out_ += '\t';
         decl(f_->decls()[i.payload()]);
         out_ += '\n';
@@ -184,25 +187,54 @@ class Printer {
     auto group = f_->locGroup(i.debugLoc());
     if (!group.empty() &&
         !(group.size() == lastLocs_.size() && std::equal(group.begin(), group.end(), lastLocs_.begin()))) {
-      for (const DebugLoc& dl : group) {
-        out_ += "\t.loc\t";
-        num(dl.file);
-        out_ += ' ';
-        num(dl.line);
-        out_ += ' ';
-        num(dl.col);
-        if (dl.extra) {
-          out_ += ", ";
-          out_ += m_.str(dl.extra);
-        }
-        out_ += '\n';
-      }
+      for (const DebugLoc& dl : group) loc(dl, 0);
       lastLocs_ = group;
     }
     out_ += '\t';
     instruction(i);
     out_ += ";\n";
   }
+
+  static bool isEmptyDecl(const Decl& d) { return d.kind == Decl::Kind::Reg && d.regs.empty(); }
+
+  // One `.loc` line. ptxas wants the location an `inlined_at` names to have appeared in an
+  // earlier `.loc` of the function; when a pass removed the instruction that carried it, the
+  // original line is printed again first.
+  void loc(const DebugLoc& dl, unsigned depth) {
+    if (dl.extra && depth < 16) {
+      std::string_view extra = m_.str(dl.extra);
+      size_t at = extra.find("inlined_at ");
+      if (at != std::string_view::npos) {
+        uint32_t v[3] = {0, 0, 0};
+        const char* p = extra.data() + at + 11;
+        const char* end = extra.data() + extra.size();
+        for (uint32_t& x : v) {
+          while (p < end && *p == ' ') ++p;
+          p = std::from_chars(p, end, x).ptr;
+        }
+        if (!printedLocs_.count(locKey(v[0], v[1], v[2]))) {
+          for (const DebugLoc& other : f_->debugLocs())
+            if (other.file == v[0] && other.line == v[1] && other.col == v[2]) {
+              loc(other, depth + 1);
+              break;
+            }
+        }
+      }
+    }
+    printedLocs_.insert(locKey(dl.file, dl.line, dl.col));
+    out_ += "\t.loc\t";
+    num(dl.file);
+    out_ += ' ';
+    num(dl.line);
+    out_ += ' ';
+    num(dl.col);
+    if (dl.extra) {
+      out_ += ", ";
+      out_ += m_.str(dl.extra);
+    }
+    out_ += '\n';
+  }
+  static uint64_t locKey(uint64_t file, uint64_t line, uint64_t col) { return (file << 48) ^ (line << 20) ^ col; }
 
   void instruction(const Instruction& i) {
     if (i.hasGuard()) {
@@ -476,6 +508,7 @@ class Printer {
   std::string& out_;
   const Function* f_ = nullptr;
   std::span<const DebugLoc> lastLocs_;
+  std::unordered_set<uint64_t> printedLocs_;
 };
 
 }  // namespace
@@ -489,6 +522,13 @@ std::string printModule(const Module& m, const PrintOptions& options) {
   std::string out;
   out.reserve(m.sourceBytes + m.sourceBytes / 8 + 4096);
   printModule(m, out, options);
+  return out;
+}
+
+std::string printFunction(const Function& f) {
+  std::string out;
+  Printer p(*f.parent(), out);
+  p.function(f);
   return out;
 }
 

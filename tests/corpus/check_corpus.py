@@ -2,12 +2,14 @@
 """Round-trip check of the kernel corpus.
 
 For every PTX file under --corpus (real output of nvcc and clang, built by the `corpus` target):
-  1. `ptxopt IN -o OUT1 --verify --stats` succeeds and the IR verifies;
+  1. `ptxopt -O0 IN -o OUT1 --verify --stats` succeeds and the IR verifies;
   2. nothing is lost: the statistics (functions, blocks, instructions, per-opcode counts) of
      OUT1 equal those of IN;
   3. printing is idempotent: `ptxopt OUT1 -o OUT2` gives OUT2 == OUT1 byte for byte;
   4. ptxas accepts OUT1 (`ptxas -arch=<the module's target>`, with `-c` only where ptxas also
-     needs it for the input because of unresolved externals).
+     needs it for the input because of unresolved externals);
+  5. the -O1 pipeline (`--verify-each`) succeeds, its output prints idempotently, and ptxas
+     accepts it.
 Exits 1 listing every failure. Without ptxas, step 4 is SKIPPED and says so.
 """
 import argparse
@@ -46,11 +48,11 @@ def check(path, args):
     rel = os.path.relpath(path, args.corpus)
     base = os.path.join(args.work, rel.replace(os.sep, "__"))
     out1, out2 = base + ".1.ptx", base + ".2.ptx"
-    r = run([args.ptxopt, path, "-o", out1, "--verify", "--stats"])
+    r = run([args.ptxopt, "-O0", path, "-o", out1, "--verify", "--stats"])
     if r.returncode != 0:
         return rel, "ptxopt failed on the input:\n" + r.stderr[-2000:]
     stats_in = stats_body(r.stderr)
-    r2 = run([args.ptxopt, out1, "-o", out2, "--verify", "--stats"])
+    r2 = run([args.ptxopt, "-O0", out1, "-o", out2, "--verify", "--stats"])
     if r2.returncode != 0:
         return rel, "ptxopt failed on its own output:\n" + r2.stderr[-2000:]
     if stats_body(r2.stderr) != stats_in:
@@ -58,20 +60,40 @@ def check(path, args):
     with open(out1, "rb") as a, open(out2, "rb") as b:
         if a.read() != b.read():
             return rel, "printing is not idempotent: %s and %s differ" % (out1, out2)
+    # The -O1 pipeline, verified after every pass.
+    opt1, opt2 = base + ".O1.ptx", base + ".O1.again.ptx"
+    r3 = run([args.ptxopt, "-O1", "--verify-each", "--verify", path, "-o", opt1])
+    if r3.returncode != 0:
+        return rel, "ptxopt -O1 failed:\n" + r3.stderr[-2000:]
+    r4 = run([args.ptxopt, "-O0", opt1, "-o", opt2])
+    if r4.returncode != 0:
+        return rel, "ptxopt cannot read its own -O1 output:\n" + r4.stderr[-2000:]
+    with open(opt1, "rb") as a, open(opt2, "rb") as b:
+        if a.read() != b.read():
+            return rel, "the -O1 output does not print idempotently: %s and %s differ" % (opt1, opt2)
     if not args.ptxas:
         return rel, None
-    arch = target_arch(path)
-    cubin = base + ".cubin"
-    r = run([args.ptxas, "-arch=" + arch, out1, "-o", cubin])
-    if r.returncode != 0:
-        # Unresolved externals need -c; accept -c only when the input needs it as well.
-        rin = run([args.ptxas, "-arch=" + arch, path, "-o", cubin])
-        if rin.returncode == 0:
-            return rel, "ptxas rejects the output but accepts the input:\n" + r.stderr[-2000:]
-        rc = run([args.ptxas, "-c", "-arch=" + arch, out1, "-o", cubin])
-        if rc.returncode != 0:
-            return rel, "ptxas -c rejects the output:\n" + rc.stderr[-2000:]
+    for produced, what in ((out1, "round-trip output"), (opt1, "-O1 output")):
+        err = ptxas_check(args, path, produced, base)
+        if err:
+            return rel, "ptxas rejects the %s:\n%s" % (what, err)
     return rel, None
+
+
+def ptxas_check(args, original, produced, base):
+    arch = target_arch(original)
+    cubin = base + ".cubin"
+    r = run([args.ptxas, "-arch=" + arch, produced, "-o", cubin])
+    if r.returncode == 0:
+        return None
+    # Unresolved externals need -c; accept -c only when the input needs it as well.
+    rin = run([args.ptxas, "-arch=" + arch, original, "-o", cubin])
+    if rin.returncode == 0:
+        return "(the input passes without -c)\n" + r.stderr[-2000:]
+    rc = run([args.ptxas, "-c", "-arch=" + arch, produced, "-o", cubin])
+    if rc.returncode != 0:
+        return rc.stderr[-2000:]
+    return None
 
 
 def main():
@@ -110,7 +132,7 @@ def main():
     total_bytes = sum(os.path.getsize(f) for f in files)
     print("corpus: %d files (%s), %.1f MB, checked in %.1f s" % (
         len(files), ", ".join("%s: %d" % kv for kv in sorted(groups.items())), total_bytes / 1e6, time.time() - start))
-    print("round trip + verify + idempotence%s: %d passed, %d failed" % (
+    print("round trip + verify + idempotence + -O1%s: %d passed, %d failed" % (
         " + ptxas" if args.ptxas else "", len(files) - len(failures), len(failures)))
     return 1 if failures else 0
 

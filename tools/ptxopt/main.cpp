@@ -1,12 +1,23 @@
 // ptxopt: PTX in, optimized PTX out.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
+#include <thread>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include "ptxopt/analysis/AnalysisPrinter.h"
+#include "ptxopt/analysis/CfgDot.h"
 #include "ptxopt/ir/Stats.h"
 #include "ptxopt/ir/Verifier.h"
+#include "ptxopt/passes/PassManager.h"
 #include "ptxopt/ptx/Parser.h"
 #include "ptxopt/ptx/Printer.h"
 #include "ptxopt/support/File.h"
@@ -14,16 +25,121 @@
 
 namespace {
 
+using ptxopt::PassInfo;
+
+void listPasses() {
+  std::string out = "passes:\n";
+  for (const PassInfo& p : ptxopt::allPasses()) {
+    out += fmt::format("  {:<12} {}\n", p.name, p.description);
+    out += fmt::format("  {:<12} seed: {}\n", "", p.seed);
+    for (const ptxopt::KnobSpec& k : p.knobs) {
+      const char* type = k.type == ptxopt::KnobType::Int ? "int" : k.type == ptxopt::KnobType::Bool ? "bool" : "float";
+      out += fmt::format("  {:<12}   --knob {}.{}=<{}> (default {}): {}\n", "", p.name, k.name, type, k.defaultValue, k.help);
+    }
+  }
+  out += "pipelines:\n";
+  for (unsigned level = 0; level <= 3; ++level) {
+    std::string list;
+    for (std::string_view n : ptxopt::pipelineForLevel(level)) list += (list.empty() ? "" : ", ") + std::string(n);
+    out += fmt::format("  -O{}: {}\n", level, list.empty() ? "(no passes)" : list);
+  }
+  std::fputs(out.c_str(), stdout);
+}
+
+bool makeDir(const std::string& dir, std::string& error) {
+  if (mkdir(dir.c_str(), 0777) == 0 || errno == EEXIST) return true;
+  error = "cannot create directory '" + dir + "': " + std::strerror(errno);
+  return false;
+}
+
+bool haveDot() {
+  const char* path = std::getenv("PATH");
+  std::string p = path ? path : "/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= p.size()) {
+    size_t colon = p.find(':', start);
+    if (colon == std::string::npos) colon = p.size();
+    std::string candidate = p.substr(start, colon - start) + "/dot";
+    if (access(candidate.c_str(), X_OK) == 0) return true;
+    start = colon + 1;
+  }
+  return false;
+}
+
+// Runs `dot -T<format> in -o out` without a shell.
+bool renderDot(const std::string& in, const std::string& format, const std::string& out, std::string& error) {
+  pid_t pid = fork();
+  if (pid < 0) {
+    error = "cannot start dot";
+    return false;
+  }
+  if (pid == 0) {
+    std::string t = "-T" + format;
+    execlp("dot", "dot", t.c_str(), in.c_str(), "-o", out.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    error = "dot failed on '" + in + "'";
+    return false;
+  }
+  return true;
+}
+
+std::string remarkJson(const ptxopt::Remark& r) {
+  nlohmann::json j;
+  j["pass"] = r.pass;
+  j["function"] = r.function;
+  j["block"] = r.block;
+  j["decision"] = r.decision;
+  j["reason"] = r.reason;
+  j["figures"] = nlohmann::json::object();
+  for (const auto& [k, v] : r.figures) j["figures"][k] = v;
+  return j.dump();
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"ptxopt: reads PTX, optimizes its control flow, writes PTX that ptxas accepts"};
   std::string input;
   std::string output = "-";
-  bool verify = false;
-  bool stats = false;
-  app.add_option("input", input, "PTX file to read ('-' for standard input)")->required();
-  app.add_option("-o,--output", output, "where to write the PTX ('-' for standard output)");
-  app.add_flag("--verify", verify, "check the IR and exit 1 if it is malformed");
-  app.add_flag("--stats", stats, "print functions, blocks, instructions and per-opcode counts to stderr");
+  bool outputGiven = false;
+  bool verify = false, stats = false, listPassesFlag = false, verifyEach = false, printAfterAll = false,
+       timePasses = false;
+  unsigned optLevel = 2;
+  std::string passesText, printAnalysis, remarksFile, dotDir, dotFormat = "dot";
+  std::vector<std::string> disabled, knobs, printAfter, dotAfter;
+  unsigned jobs = 1;
+
+  app.add_option("input", input, "PTX file to read ('-' for standard input)");
+  app.add_option("-o,--output", output, "where to write the PTX ('-' for standard output)")
+      ->each([&](const std::string&) { outputGiven = true; });
+  auto* olevel = app.add_option("-O", optLevel, "optimization level 0-3 (default 2); see --list-passes")
+                     ->check(CLI::Range(0u, 3u));
+  app.add_option("--passes", passesText, "run exactly these passes, comma-separated, instead of an -O pipeline")
+      ->excludes(olevel);
+  app.add_option("--disable-pass", disabled, "skip this pass (repeatable, or a comma list); "
+                                             "also PTXOPT_DISABLED_PASSES")
+      ->delimiter(',');
+  app.add_option("--knob", knobs, "set a pass knob: PASS.KNOB=VALUE (repeatable)");
+  app.add_flag("--list-passes", listPassesFlag, "list the passes, their knobs and the -O pipelines");
+  app.add_flag("--verify", verify, "check the IR after parsing and at the end; exit 1 if it is malformed");
+  app.add_flag("--verify-each", verifyEach, "check the IR after every pass and name the pass that broke it");
+  app.add_flag("--stats", stats, "print functions, blocks, instructions, per-opcode counts and pass counters to stderr");
+  app.add_option("--remarks", remarksFile, "write each pass decision as a JSON line to this file");
+  app.add_flag("--print-after-all", printAfterAll, "print each function after every pass (stderr)");
+  app.add_option("--print-after", printAfter, "print each function after this pass (stderr; repeatable)")->delimiter(',');
+  app.add_flag("--time-passes", timePasses, "print the time each pass took (stderr)");
+  app.add_option("-j", jobs, "optimize this many functions in parallel (the output does not depend on it)")
+      ->check(CLI::Range(1u, 256u));
+  app.add_option("--print-analysis", printAnalysis,
+                 "print analyses to stdout instead of the PTX: dom, postdom, domfrontier, loops, liveness, "
+                 "reaching-defs, uniformity, memspace (comma list)");
+  app.add_option("--dot-cfg", dotDir, "write one Graphviz file of each function's CFG into this directory");
+  app.add_option("--dot-cfg-format", dotFormat, "dot (default), svg or png; svg and png run Graphviz 'dot'")
+      ->check(CLI::IsMember({"dot", "svg", "png"}));
+  app.add_option("--dot-cfg-after", dotAfter, "also picture each function before and after this pass (needs --dot-cfg)")
+      ->delimiter(',');
   app.set_version_flag("--version", std::string("ptxopt ") + ptxopt::kVersion);
   try {
     app.parse(argc, argv);
@@ -31,8 +147,57 @@ int run(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 1;  // usage errors exit 1 like every other error
   }
+  if (listPassesFlag) {
+    listPasses();
+    return 0;
+  }
+  if (input.empty()) {
+    std::fprintf(stderr, "ptxopt: error: no input file (run with --help for more information)\n");
+    return 1;
+  }
+  if (!dotAfter.empty() && dotDir.empty()) {
+    std::fprintf(stderr, "ptxopt: error: --dot-cfg-after needs --dot-cfg=DIR\n");
+    return 1;
+  }
+  std::vector<std::string> analyses = ptxopt::splitList(printAnalysis);
+  for (const std::string& a : analyses)
+    if (!ptxopt::isPrintableAnalysis(a)) {
+      std::fprintf(stderr, "ptxopt: error: unknown analysis '%s' for --print-analysis\n", a.c_str());
+      return 1;
+    }
 
-  std::string text, error;
+  // The pass pipeline.
+  ptxopt::PassManagerOptions pmo;
+  if (!passesText.empty()) {
+    pmo.pipeline = ptxopt::splitList(passesText);
+  } else {
+    for (std::string_view n : ptxopt::pipelineForLevel(optLevel)) pmo.pipeline.emplace_back(n);
+  }
+  for (const std::string& d : disabled) pmo.disabled.insert(d);
+  if (const char* env = std::getenv("PTXOPT_DISABLED_PASSES"))
+    for (const std::string& d : ptxopt::splitList(env)) pmo.disabled.insert(d);
+  for (const std::string& k : knobs) {
+    size_t eq = k.find('=');
+    if (eq == std::string::npos) {
+      std::fprintf(stderr, "ptxopt: error: --knob takes PASS.KNOB=VALUE, found '%s'\n", k.c_str());
+      return 1;
+    }
+    pmo.knobs[k.substr(0, eq)] = k.substr(eq + 1);
+  }
+  pmo.verifyEach = verifyEach;
+  pmo.printAfterAll = printAfterAll;
+  for (const std::string& p : printAfter) pmo.printAfter.insert(p);
+  pmo.timePasses = timePasses;
+  for (const std::string& p : dotAfter) pmo.dotAfter.insert(p);
+  pmo.jobs = jobs;
+  ptxopt::PassManager pm;
+  std::string error;
+  if (!pm.configure(pmo, error)) {
+    std::fprintf(stderr, "ptxopt: error: %s\n", error.c_str());
+    return 1;
+  }
+
+  std::string text;
   if (!ptxopt::readFile(input, text, error)) {
     std::fprintf(stderr, "ptxopt: error: %s\n", error.c_str());
     return 1;
@@ -49,7 +214,97 @@ int run(int argc, char** argv) {
       return 1;
     }
   }
-  if (stats) std::fputs(ptxopt::formatStats(ptxopt::computeStats(*module), displayName).c_str(), stderr);
+  ptxopt::ModuleStats statsBefore;
+  if (stats) statsBefore = ptxopt::computeStats(*module);
+
+  ptxopt::DiagEngine pdiags;
+  ptxopt::PassRunResult result = pm.run(*module, pdiags);
+  std::fputs(result.printed.c_str(), stderr);
+  std::fputs(pdiags.str().c_str(), stderr);
+  if (!result.ok) return 1;
+  if (verify) {
+    ptxopt::DiagEngine vdiags;
+    if (!ptxopt::verifyModule(*module, vdiags, "after the pipeline")) {
+      std::fputs(vdiags.str().c_str(), stderr);
+      return 1;
+    }
+  }
+
+  if (!remarksFile.empty()) {
+    std::string lines;
+    for (const ptxopt::Remark& r : result.remarks) lines += remarkJson(r) + "\n";
+    if (!ptxopt::writeFile(remarksFile, lines, error)) {
+      std::fprintf(stderr, "ptxopt: error: %s\n", error.c_str());
+      return 1;
+    }
+  }
+  if (stats) {
+    std::string out = ptxopt::formatStats(statsBefore, displayName);
+    if (!pm.passes().empty()) {
+      out += ptxopt::formatStats(ptxopt::computeStats(*module), "the output");
+      out += "pass counters:\n";
+      if (result.counts.empty()) out += "  (none)\n";
+      for (const auto& [name, n] : result.counts) out += fmt::format("  {:<40}{:>10}\n", name, n);
+    }
+    std::fputs(out.c_str(), stderr);
+  }
+  if (timePasses) {
+    std::string out = "pass timing (seconds, summed over functions):\n";
+    double total = 0;
+    for (const PassInfo* p : pm.passes()) {
+      double s = result.seconds[std::string(p->name)];
+      total += s;
+      out += fmt::format("  {:<20}{:>12.6f}\n", p->name, s);
+    }
+    out += fmt::format("  {:<20}{:>12.6f}\n", "total", total);
+    std::fputs(out.c_str(), stderr);
+  }
+
+  // CFG pictures.
+  if (!dotDir.empty()) {
+    if (!makeDir(dotDir, error)) {
+      std::fprintf(stderr, "ptxopt: error: %s\n", error.c_str());
+      return 1;
+    }
+    std::vector<std::pair<std::string, std::string>> dots = std::move(result.dots);
+    for (auto& f : module->functions()) {
+      if (!f->hasBody) continue;
+      ptxopt::FunctionAnalysisManager am(*f);
+      dots.emplace_back(ptxopt::dotFileStem(*f), ptxopt::cfgToDot(*f, am));
+    }
+    bool render = dotFormat != "dot";
+    if (render && !haveDot()) {
+      std::fprintf(stderr, "ptxopt: warning: Graphviz 'dot' is not installed; wrote .dot files only, no %s\n",
+                   dotFormat.c_str());
+      render = false;
+    }
+    for (const auto& [stem, body] : dots) {
+      std::string path = dotDir + "/" + stem + ".dot";
+      if (!ptxopt::writeFile(path, body, error)) {
+        std::fprintf(stderr, "ptxopt: error: %s\n", error.c_str());
+        return 1;
+      }
+      if (render && !renderDot(path, dotFormat, dotDir + "/" + stem + "." + dotFormat, error)) {
+        std::fprintf(stderr, "ptxopt: error: %s\n", error.c_str());
+        return 1;
+      }
+    }
+  }
+
+  if (!analyses.empty()) {
+    std::string out;
+    for (auto& f : module->functions()) {
+      if (!f->hasBody) continue;
+      ptxopt::FunctionAnalysisManager am(*f);
+      for (const std::string& a : analyses) ptxopt::printAnalysis(a, *f, am, out);
+    }
+    if (!ptxopt::writeFile("-", out, error)) {
+      std::fprintf(stderr, "ptxopt: error: %s\n", error.c_str());
+      return 1;
+    }
+    if (!outputGiven) return 0;
+  }
+
   std::string out = ptxopt::printModule(*module);
   if (!ptxopt::writeFile(output, out, error)) {
     std::fprintf(stderr, "ptxopt: error: %s\n", error.c_str());

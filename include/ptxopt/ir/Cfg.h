@@ -21,6 +21,10 @@ std::vector<Edge> computeSuccessors(const Function& f, size_t layoutIndex, const
 // Recomputes every block's successor and predecessor lists.
 void buildCfg(Function& f);
 
+// Recomputes the successor edges of block number `layoutIndex` after its terminator changed,
+// and fixes the predecessor lists of the blocks it left and the blocks it now reaches.
+void updateSuccessors(Function& f, size_t layoutIndex, const BranchTargetTables& tables);
+
 // The label targets of a branch terminator: bra -> its label, brx.idx -> every table entry.
 std::vector<uint32_t> branchTargetLabels(const Instruction& term, const BranchTargetTables& tables);
 

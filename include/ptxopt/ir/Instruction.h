@@ -135,6 +135,11 @@ class Instruction {
       });
   }
 
+  // The opcode table's side effects, refined by modifiers: volatile, acquire/release and mmio
+  // memory operations, and `.cc` instructions (they set the carry flag a later addc/subc/madc
+  // reads) are side effects too.
+  bool hasSideEffects() const;
+
   SourceLoc loc() const { return loc_; }
   void setLoc(SourceLoc l) { loc_ = l; }
   // 1-based index into the function's groups of .loc lines; 0 = none.

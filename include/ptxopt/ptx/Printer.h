@@ -14,6 +14,8 @@ struct PrintOptions {
 
 std::string printModule(const Module& m, const PrintOptions& options = {});
 void printModule(const Module& m, std::string& out, const PrintOptions& options = {});
+// One function as it would appear in the module (for --print-after and tests).
+std::string printFunction(const Function& f);
 // One instruction as it would appear in the module (no tab, no newline): used by
 // diagnostics, remarks and tests.
 std::string printInstruction(const Function& f, const Instruction& inst);

@@ -1,0 +1,61 @@
+// Reaching definitions and def-use chains for (non-SSA) virtual registers.
+//
+// A definition site is one register written by one instruction. Registers written by exactly
+// one instruction need no dataflow: that definition is the one that can reach their uses.
+// Registers written by several instructions get a forward bit-vector dataflow over their
+// definition sites only, so the cost follows the number of such sites, not of all
+// instructions. A guarded definition, or one that may leave part of the register unwritten,
+// reaches without killing the others.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "ptxopt/analysis/AnalysisManager.h"
+
+namespace ptxopt {
+
+struct DefSite {
+  const Instruction* inst = nullptr;
+  RegId reg = kNoReg;
+  bool kills = false;  // surely overwrites the whole register
+};
+
+struct UseSite {
+  const Instruction* inst = nullptr;
+  RegId reg = kNoReg;
+};
+
+class ReachingDefs {
+ public:
+  const std::vector<DefSite>& defs() const { return defs_; }
+  const std::vector<uint32_t>& defsOf(RegId r) const { return defsOfReg_[r]; }
+  // Definitions that can reach the read of `reg` by `inst` (empty: only the value the register
+  // had on entry to the function can).
+  std::span<const uint32_t> reaching(const Instruction* inst, RegId reg) const;
+  // Reads that definition `def` can reach.
+  const std::vector<UseSite>& usesOf(uint32_t def) const { return usesOfDef_[def]; }
+
+ private:
+  friend struct ReachingDefsAnalysis;
+  struct UseRange {
+    RegId reg;
+    uint32_t first, count;  // into reachingFlat_
+  };
+  std::vector<DefSite> defs_;
+  std::vector<std::vector<uint32_t>> defsOfReg_;
+  std::unordered_map<const Instruction*, std::pair<uint32_t, uint32_t>> usesOfInst_;  // range in uses_
+  std::vector<UseRange> uses_;
+  std::vector<uint32_t> reachingFlat_;
+  std::vector<std::vector<UseSite>> usesOfDef_;
+};
+
+struct ReachingDefsAnalysis {
+  using Result = ReachingDefs;
+  static constexpr const char* kName = "reaching-defs";
+  static ReachingDefs run(const Function& f, FunctionAnalysisManager& am);
+};
+
+}  // namespace ptxopt

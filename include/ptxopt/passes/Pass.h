@@ -1,0 +1,99 @@
+// Passes: one per file under src/passes/, registered by name in PassRegistry.cpp, where the
+// -O pipelines are listed too. A pass has typed knobs declared next to it, counts what it did
+// (--stats), and explains each decision as a remark (--remarks=FILE).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ptxopt/analysis/AnalysisManager.h"
+#include "ptxopt/ir/Function.h"
+
+namespace ptxopt {
+
+enum class KnobType : uint8_t { Int, Bool, Float };
+
+struct KnobSpec {
+  std::string_view name;  // "max-thread-depth"; on the command line "branch-opt.max-thread-depth"
+  KnobType type;
+  std::string_view defaultValue;
+  std::string_view help;
+};
+
+// Parses a knob value for its type; false with `error` set when it does not parse.
+bool parseKnobValue(const KnobSpec& spec, std::string_view text, std::string& error);
+
+// The knob values of one pass: defaults overridden by --knob.
+class KnobValues {
+ public:
+  KnobValues() = default;
+  KnobValues(const std::vector<KnobSpec>& specs, const std::map<std::string, std::string>& overrides);
+  int64_t getInt(std::string_view name) const;
+  bool getBool(std::string_view name) const;
+  double getFloat(std::string_view name) const;
+
+ private:
+  const std::string& raw(std::string_view name) const;
+  std::map<std::string, std::string, std::less<>> values_;
+};
+
+// One decision of a pass, for --remarks (JSON lines).
+struct Remark {
+  std::string pass;
+  std::string function;
+  std::string block;
+  std::string decision;
+  std::string reason;
+  std::vector<std::pair<std::string, double>> figures;
+};
+
+// What a pass sees of the pass manager while it runs on one function.
+class PassContext {
+ public:
+  PassContext(std::string_view pass, const Function& f, const KnobValues& knobs)
+      : pass_(pass), function_(f), knobs_(knobs) {}
+  const KnobValues& knobs() const { return knobs_; }
+  // Adds to a counter of this pass (`--stats` prints "pass.counter").
+  void count(std::string_view counter, uint64_t n = 1) { counts_[std::string(counter)] += n; }
+  void remark(const BasicBlock* block, std::string decision, std::string reason,
+              std::vector<std::pair<std::string, double>> figures = {});
+  const std::map<std::string, uint64_t>& counts() const { return counts_; }
+  std::vector<Remark>& remarks() { return remarks_; }
+
+ private:
+  std::string_view pass_;
+  const Function& function_;
+  const KnobValues& knobs_;
+  std::map<std::string, uint64_t> counts_;
+  std::vector<Remark> remarks_;
+};
+
+class Pass {
+ public:
+  virtual ~Pass() = default;
+  // Transforms `f`; returns true when it changed anything (the caller then drops every cached
+  // analysis). The pass keeps the CFG edges up to date (buildCfg) when it changes branches.
+  virtual bool run(Function& f, FunctionAnalysisManager& am, PassContext& ctx) = 0;
+};
+
+struct PassInfo {
+  std::string_view name;
+  std::string_view description;
+  std::string_view seed;  // where the mechanism comes from ("003, OriBranchOpt"), or "-"
+  std::vector<KnobSpec> knobs;
+  std::function<std::unique_ptr<Pass>()> create;
+};
+
+// Every pass, in a fixed order (PassRegistry.cpp).
+const std::vector<PassInfo>& allPasses();
+const PassInfo* findPass(std::string_view name);
+// The pass names of an -O level (0..3); the one list of pipelines lives in PassRegistry.cpp.
+const std::vector<std::string_view>& pipelineForLevel(unsigned level);
+
+}  // namespace ptxopt

@@ -1,0 +1,12 @@
+// The passes, one per file under src/passes/. Each exposes its PassInfo (name, description,
+// seed, knobs, factory); PassRegistry.cpp lists them.
+#pragma once
+
+#include "ptxopt/passes/Pass.h"
+
+namespace ptxopt {
+
+PassInfo branchOptPassInfo();
+PassInfo deadCodeEliminationPassInfo();
+
+}  // namespace ptxopt

@@ -1,0 +1,68 @@
+// A fixed-size dense bit set for dataflow analyses.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+namespace ptxopt {
+
+class BitVector {
+ public:
+  BitVector() = default;
+  explicit BitVector(size_t bits) : bits_(bits), words_((bits + 63) / 64, 0) {}
+
+  size_t size() const { return bits_; }
+  bool test(size_t i) const { return (words_[i >> 6] >> (i & 63)) & 1; }
+  void set(size_t i) { words_[i >> 6] |= uint64_t(1) << (i & 63); }
+  void reset(size_t i) { words_[i >> 6] &= ~(uint64_t(1) << (i & 63)); }
+  void clear() {
+    for (uint64_t& w : words_) w = 0;
+  }
+  bool any() const {
+    for (uint64_t w : words_)
+      if (w) return true;
+    return false;
+  }
+  size_t count() const {
+    size_t n = 0;
+    for (uint64_t w : words_) n += static_cast<size_t>(std::popcount(w));
+    return n;
+  }
+  // this |= other; returns true when this changed.
+  bool unite(const BitVector& other) {
+    bool changed = false;
+    for (size_t k = 0; k < words_.size(); ++k) {
+      uint64_t w = words_[k] | other.words_[k];
+      changed |= w != words_[k];
+      words_[k] = w;
+    }
+    return changed;
+  }
+  void intersect(const BitVector& other) {
+    for (size_t k = 0; k < words_.size(); ++k) words_[k] &= other.words_[k];
+  }
+  void subtract(const BitVector& other) {
+    for (size_t k = 0; k < words_.size(); ++k) words_[k] &= ~other.words_[k];
+  }
+  bool operator==(const BitVector& o) const { return bits_ == o.bits_ && words_ == o.words_; }
+  bool operator!=(const BitVector& o) const { return !(*this == o); }
+
+  template <typename F>
+  void forEach(F&& f) const {
+    for (size_t k = 0; k < words_.size(); ++k) {
+      uint64_t w = words_[k];
+      while (w) {
+        int b = std::countr_zero(w);
+        f(k * 64 + static_cast<size_t>(b));
+        w &= w - 1;
+      }
+    }
+  }
+
+ private:
+  size_t bits_ = 0;
+  std::vector<uint64_t> words_;
+};
+
+}  // namespace ptxopt

@@ -1,0 +1,151 @@
+#include "ptxopt/analysis/AnalysisPrinter.h"
+
+#include <algorithm>
+
+#include "ptxopt/analysis/CfgInfo.h"
+#include "ptxopt/analysis/Dominators.h"
+#include "ptxopt/analysis/Liveness.h"
+#include "ptxopt/analysis/Loops.h"
+#include "ptxopt/analysis/MemorySpace.h"
+#include "ptxopt/analysis/ReachingDefs.h"
+#include "ptxopt/analysis/Uniformity.h"
+#include "ptxopt/ir/Module.h"
+#include "ptxopt/ptx/Printer.h"
+
+namespace ptxopt {
+
+namespace {
+
+std::string regSet(const Function& f, const BitVector& bits) {
+  std::string out = "{";
+  bool first = true;
+  bits.forEach([&](size_t r) {
+    if (!first) out += ", ";
+    first = false;
+    out += f.regName(static_cast<RegId>(r));
+  });
+  return out + "}";
+}
+
+std::string lineOf(const Instruction* i) { return "line " + std::to_string(i->loc().line); }
+
+void printTree(const Function& f, const CfgInfo& cfg, const DomTree& t, uint32_t virtualExit, std::string& out) {
+  auto name = [&](uint32_t n) { return n == virtualExit ? std::string("<exit>") : blockName(cfg.rpo[n]); };
+  std::vector<std::pair<uint32_t, uint32_t>> stack{{t.root(), 0}};
+  while (!stack.empty()) {
+    auto [n, depth] = stack.back();
+    stack.pop_back();
+    out += std::string(2 + 2 * depth, ' ') + name(n) + "\n";
+    const auto& kids = t.children(n);
+    for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.emplace_back(*it, depth + 1);
+  }
+  (void)f;
+}
+
+std::string names(const CfgInfo& cfg, const std::vector<uint32_t>& nodes) {
+  std::string out;
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    if (k) out += ", ";
+    out += blockName(cfg.rpo[nodes[k]]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string blockName(const BasicBlock* b) { return b->name(); }
+
+const std::vector<std::string_view>& printableAnalyses() {
+  static const std::vector<std::string_view> kNames = {"dom",   "postdom",    "domfrontier", "loops",
+                                                       "liveness", "reaching-defs", "uniformity", "memspace"};
+  return kNames;
+}
+
+bool isPrintableAnalysis(std::string_view name) {
+  const auto& v = printableAnalyses();
+  return std::find(v.begin(), v.end(), name) != v.end();
+}
+
+void printAnalysis(std::string_view name, const Function& f, FunctionAnalysisManager& am, std::string& out) {
+  const CfgInfo& cfg = am.get<CfgAnalysis>();
+  out += std::string(name) + " of function '" + std::string(f.name()) + "':\n";
+  if (!f.hasBody) {
+    out += "  (declaration)\n";
+    return;
+  }
+  if (name == "dom") {
+    if (cfg.size()) printTree(f, cfg, am.get<DominatorAnalysis>().tree, UINT32_MAX, out);
+    for (const BasicBlock* b : cfg.unreachable) out += "  unreachable: " + blockName(b) + "\n";
+  } else if (name == "postdom") {
+    const PostDominatorTree& pd = am.get<PostDominatorAnalysis>();
+    printTree(f, cfg, pd.tree, pd.virtualExit, out);
+    for (uint32_t a : pd.infiniteLoopAnchors)
+      out += "  infinite loop: " + blockName(cfg.rpo[a]) + " is linked to <exit>\n";
+  } else if (name == "domfrontier") {
+    const DominanceFrontier& df = am.get<DominanceFrontierAnalysis>();
+    for (uint32_t b = 0; b < cfg.size(); ++b) out += "  " + blockName(cfg.rpo[b]) + ": {" + names(cfg, df.frontier[b]) + "}\n";
+  } else if (name == "loops") {
+    const LoopInfo& li = am.get<LoopAnalysis>();
+    if (li.loops.empty()) out += "  no loops\n";
+    for (const Loop& L : li.loops) {
+      out += std::string(2 * L.depth, ' ') + "loop " + blockName(cfg.rpo[L.header]) + " depth " + std::to_string(L.depth) +
+             ": blocks {" + names(cfg, L.blocks) + "} latches {" + names(cfg, L.latches) + "} exits {";
+      for (size_t k = 0; k < L.exits.size(); ++k) {
+        if (k) out += ", ";
+        out += blockName(cfg.rpo[L.exits[k].first]) + " -> " + blockName(cfg.rpo[L.exits[k].second]);
+      }
+      out += "}\n";
+    }
+    for (const IrreducibleRegion& r : li.irreducible)
+      out += "  irreducible region: blocks {" + names(cfg, r.blocks) + "} entries {" + names(cfg, r.entries) + "}\n";
+  } else if (name == "liveness") {
+    const Liveness& lv = am.get<LivenessAnalysis>();
+    for (const BasicBlock* b : f.blocks())
+      out += "  " + blockName(b) + ": in " + regSet(f, lv.liveIn[b->id()]) + " out " + regSet(f, lv.liveOut[b->id()]) + "\n";
+  } else if (name == "reaching-defs") {
+    const ReachingDefs& rd = am.get<ReachingDefsAnalysis>();
+    for (const BasicBlock* b : f.blocks())
+      for (const Instruction* i : b->insts()) {
+        if (i->info().isPseudo()) continue;
+        std::vector<RegId> used;
+        i->forEachUseReg([&](RegId r) {
+          if (std::find(used.begin(), used.end(), r) == used.end()) used.push_back(r);
+        });
+        if (used.empty()) continue;
+        out += "  " + lineOf(i) + " " + printInstruction(f, *i) + "\n";
+        for (RegId r : used) {
+          out += "    " + f.regName(r) + " <- ";
+          auto defs = rd.reaching(i, r);
+          if (defs.empty()) out += "(entry value)";
+          for (size_t k = 0; k < defs.size(); ++k) {
+            if (k) out += ", ";
+            out += lineOf(rd.defs()[defs[k]].inst);
+          }
+          out += "\n";
+        }
+      }
+  } else if (name == "uniformity") {
+    const UniformityInfo& ui = am.get<UniformityAnalysis>();
+    out += "  divergent registers: " + regSet(f, ui.everDivergent()) + "\n";
+    for (const BasicBlock* b : cfg.rpo) {
+      const Instruction* t = b->terminator();
+      bool conditional = t && (t->hasGuard() || t->is(Opcode::BrxIdx));
+      if (!conditional) continue;
+      out += "  " + blockName(b) + ": " + (ui.isDivergentBranch(b) ? "divergent" : "uniform") + " branch (" +
+             lineOf(t) + ": " + printInstruction(f, *t) + ")";
+      if (t->is(Opcode::Bra) && t->has(Mod::Uni))
+        out += ui.isDivergentBranch(b) ? "; the .uni hint is contradicted" : "; the .uni hint is confirmed";
+      out += "\n";
+    }
+  } else if (name == "memspace") {
+    const MemorySpaceInfo& ms = am.get<MemorySpaceAnalysis>();
+    for (const MemAccess& a : ms.accesses) {
+      std::string space = a.space == StateSpace::Generic ? "generic, could be shared or global"
+                                                          : std::string(spaceName(a.space)).substr(1);
+      out += "  " + lineOf(a.inst) + " " + printInstruction(f, *a.inst) + " -> " + space + " (" + a.how + ")\n";
+    }
+    if (ms.accesses.empty()) out += "  no memory accesses\n";
+  }
+}
+
+}  // namespace ptxopt

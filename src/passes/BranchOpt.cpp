@@ -1,0 +1,393 @@
+// branch-opt: branch simplification (seed 003, OriBranchOpt).
+//
+// One walk over the blocks in reverse post-order; each block is re-examined until no rewrite
+// applies to it (the knob convergence-loop turns that inner loop off). The rewrites:
+//   * a conditional branch, ret, exit or trap whose guard is a constant becomes unconditional
+//     or disappears;
+//   * a conditional branch to the next block (both ways lead there), and a brx.idx whose table
+//     names one block only, lose their condition;
+//   * a branch to a block that only branches on is threaded to the final target, through at
+//     most max-thread-depth such blocks;
+//   * an unconditional branch to the next block in layout is deleted.
+// Then blocks no path from the entry reaches are deleted; their scope braces, declarations
+// and tables move to the block before them, and a block whose label a debug section names
+// keeps its (now empty) place.
+#include <algorithm>
+#include <string>
+#include <unordered_set>
+
+#include "ptxopt/analysis/ReachingDefs.h"
+#include "ptxopt/ir/Cfg.h"
+#include "ptxopt/ir/Module.h"
+#include "ptxopt/ir/Semantics.h"
+#include "ptxopt/passes/Passes.h"
+#include "ptxopt/ptx/Printer.h"
+
+namespace ptxopt {
+
+namespace {
+
+class BranchOpt : public Pass {
+ public:
+  bool run(Function& f, FunctionAnalysisManager& am, PassContext& ctx) override {
+    f_ = &f;
+    ctx_ = &ctx;
+    maxDepth_ = ctx.knobs().getInt("max-thread-depth");
+    bool convergence = ctx.knobs().getBool("convergence-loop");
+    rd_ = &am.get<ReachingDefsAnalysis>();
+    tables_ = collectBranchTargetTables(f);
+    computeLayout();
+    computeScopes();
+
+    // RPO of the blocks as they are now (the walk does not revisit blocks it makes reachable
+    // or unreachable; the seed's single pass, not a global fixed point).
+    std::vector<BasicBlock*> rpo = reversePostOrder();
+    bool changed = false;
+    for (BasicBlock* b : rpo) {
+      while (simplify(b)) {
+        changed = true;
+        if (!convergence) break;
+      }
+    }
+    if (ctx.knobs().getBool("remove-unreachable")) changed |= removeUnreachable();
+    if (changed) buildCfg(f);
+    return changed;
+  }
+
+ private:
+  void computeLayout() {
+    layoutIndex_.assign(f_->blockIdBound(), SIZE_MAX);
+    for (size_t k = 0; k < f_->blocks().size(); ++k) layoutIndex_[f_->blocks()[k]->id()] = k;
+  }
+
+  // The scope in force at each block's terminator; labels must stay visible from a branch.
+  void computeScopes() {
+    scopeAtEnd_.assign(f_->blockIdBound(), 0);
+    std::vector<uint32_t> stack{0};
+    for (BasicBlock* b : f_->blocks()) {
+      uint32_t atTerm = stack.back();
+      for (Instruction* i : b->insts()) {
+        if (i->is(Opcode::ScopeBegin)) stack.push_back(i->payload());
+        else if (i->is(Opcode::ScopeEnd) && stack.size() > 1) stack.pop_back();
+        else if (i->info().isTerminator()) atTerm = stack.back();
+        else if (!i->info().isPseudo()) atTerm = stack.back();
+      }
+      scopeAtEnd_[b->id()] = atTerm;
+    }
+  }
+
+  bool labelVisible(uint32_t label, uint32_t fromScope) const {
+    uint32_t want = f_->labels()[label].scope;
+    for (uint32_t s = fromScope;; s = f_->scopeParents()[s]) {
+      if (s == want) return true;
+      if (s == 0) return false;
+    }
+  }
+
+  std::vector<BasicBlock*> reversePostOrder() const {
+    std::vector<BasicBlock*> post;
+    std::vector<uint8_t> seen(f_->blockIdBound(), 0);
+    std::vector<std::pair<BasicBlock*, size_t>> stack;
+    if (!f_->entry()) return post;
+    stack.emplace_back(f_->entry(), 0);
+    seen[f_->entry()->id()] = 1;
+    while (!stack.empty()) {
+      auto& [b, next] = stack.back();
+      if (next < b->succs().size()) {
+        BasicBlock* s = b->succs()[next++].to;
+        if (!seen[s->id()]) {
+          seen[s->id()] = 1;
+          stack.emplace_back(s, 0);
+        }
+      } else {
+        post.push_back(b);
+        stack.pop_back();
+      }
+    }
+    return {post.rbegin(), post.rend()};
+  }
+
+  BasicBlock* layoutNext(const BasicBlock* b) const {
+    size_t k = layoutIndex_[b->id()];
+    return k + 1 < f_->blocks().size() ? f_->blocks()[k + 1] : nullptr;
+  }
+
+  void eraseInst(BasicBlock* b, Instruction* i) {
+    auto& v = b->insts();
+    v.erase(std::find(v.begin(), v.end(), i));
+  }
+
+  void edgesChanged(BasicBlock* b) { updateSuccessors(*f_, layoutIndex_[b->id()], tables_); }
+
+  // The value of predicate `p` as `use` reads it, when a single constant comparison defines it.
+  std::optional<bool> constantPredicate(const Instruction& use, RegId p, std::string& why) {
+    auto defs = rd_->reaching(&use, p);
+    if (defs.size() != 1) return std::nullopt;
+    const DefSite& d = rd_->defs()[defs[0]];
+    if (!d.kills || !d.inst->is(Opcode::Setp) || d.inst->numOperands() != 3) return std::nullopt;
+    const Instruction& setp = *d.inst;
+    auto cmp = setp.cmp();
+    if (!cmp) return std::nullopt;
+    auto v = foldCompare(*cmp, setp.type(), setp.operand(1), setp.operand(2));
+    if (!v) return std::nullopt;
+    why = printInstruction(*f_, setp);
+    const Operand& dst = setp.operand(0);
+    if (dst.kind == OperandKind::Pair && setp.elements(dst)[1].isReg() && setp.elements(dst)[1].id == p) return !*v;
+    return v;
+  }
+
+  bool simplify(BasicBlock* b) {
+    Instruction* t = b->terminator();
+    if (!t) return false;
+    BasicBlock* next = layoutNext(b);
+
+    // 1. A constant guard.
+    if (t->hasGuard() && (t->is(Opcode::Bra) || t->is(Opcode::BrxIdx) || t->is(Opcode::Ret) || t->is(Opcode::Exit) ||
+                          t->is(Opcode::Trap))) {
+      std::string why;
+      if (auto v = constantPredicate(*t, t->guard(), why)) {
+        bool taken = *v != t->guardNegated();
+        if (taken) {
+          t->clearGuard();
+          ctx_->count("constant-conditions");
+          ctx_->remark(b, "constant-condition", "the guard is always true (" + why + "); the " +
+                       std::string(t->info().name) + " becomes unconditional", {{"value", 1}});
+        } else {
+          ctx_->count("constant-conditions");
+          ctx_->remark(b, "constant-condition", "the guard is always false (" + why + "); the " +
+                       std::string(t->info().name) + " is deleted", {{"value", 0}});
+          eraseInst(b, t);
+        }
+        edgesChanged(b);
+        return true;
+      }
+    }
+
+    if (t->is(Opcode::BrxIdx)) {
+      // 2b. A table that names one block only.
+      auto labels = branchTargetLabels(*t, tables_);
+      if (!t->hasGuard() && !labels.empty() &&
+          std::all_of(labels.begin(), labels.end(), [&](uint32_t l) { return f_->labelBlock(l) == f_->labelBlock(labels[0]); })) {
+        Instruction* bra = f_->createInstruction(Opcode::Bra);
+        bra->setLoc(t->loc());
+        bra->setDebugLoc(t->debugLoc());
+        bra->addMod(Mod::Uni);
+        bra->addOperand(Operand::label(labels[0]));
+        auto& v = b->insts();
+        *std::find(v.begin(), v.end(), t) = bra;
+        bra->setParent(b);
+        ctx_->count("same-target");
+        ctx_->remark(b, "same-target", "every entry of the brx.idx table names " + b->name() + "'s target " +
+                     std::string(f_->labelName(labels[0])) + "; a bra replaces it", {{"entries", double(labels.size())}});
+        edgesChanged(b);
+        return true;
+      }
+      // 3b. Thread the table's entries.
+      const Instruction* table = t->numOperands() >= 2 ? tables_.count(t->operand(1).id) ? tables_.at(t->operand(1).id) : nullptr : nullptr;
+      if (table) {
+        bool any = false;
+        Instruction* mutableTable = const_cast<Instruction*>(table);
+        for (uint32_t k = 0; k < mutableTable->numOperands(); ++k) {
+          Operand& o = mutableTable->operand(k);
+          if (!o.isLabel()) continue;
+          uint32_t depth = 0;
+          uint32_t final = follow(o.id, scopeAtEnd_[table->parent()->id()], depth);
+          if (final != o.id) {
+            ctx_->count("threaded");
+            ctx_->remark(b, "thread", "brx.idx entry " + std::to_string(k) + " goes through " + std::to_string(depth) +
+                         " block(s) that only branch; it now names " + std::string(f_->labelName(final)),
+                         {{"depth", double(depth)}});
+            o.id = final;
+            any = true;
+          }
+        }
+        if (any) {
+          buildCfg(*f_);
+          return true;
+        }
+      }
+      return false;
+    }
+
+    if (!t->is(Opcode::Bra)) return false;
+    const Operand* target = nullptr;
+    for (Operand& o : t->operands())
+      if (o.isLabel()) target = &o;
+    if (!target) return false;
+    BasicBlock* targetBlock = f_->labelBlock(target->id);
+
+    // 2. Both ways lead to the next block.
+    if (t->hasGuard() && targetBlock == next) {
+      ctx_->count("same-target");
+      ctx_->remark(b, "same-target", "the conditional branch and the fall-through both lead to " + next->name() +
+                   "; the branch is deleted");
+      eraseInst(b, t);
+      edgesChanged(b);
+      return true;
+    }
+    // 4. An unconditional branch to the next block.
+    if (!t->hasGuard() && targetBlock == next) {
+      ctx_->count("branch-to-next");
+      ctx_->remark(b, "fold-branch-to-next", "the branch goes to " + next->name() + ", the next block in layout");
+      eraseInst(b, t);
+      edgesChanged(b);
+      return true;
+    }
+    // 3. Thread through blocks that only branch.
+    uint32_t depth = 0;
+    uint32_t final = follow(target->id, scopeAtEnd_[b->id()], depth);
+    if (final != target->id) {
+      ctx_->count("threaded");
+      ctx_->remark(b, "thread", "the branch to " + std::string(f_->labelName(target->id)) + " goes through " +
+                   std::to_string(depth) + " block(s) that only branch; it now targets " + std::string(f_->labelName(final)),
+                   {{"depth", double(depth)}});
+      const_cast<Operand*>(target)->id = final;
+      edgesChanged(b);
+      return true;
+    }
+    return false;
+  }
+
+  // Is `b` a block that does nothing but pass control on? Returns the label it passes to.
+  std::optional<uint32_t> trampolineTarget(const BasicBlock* b) const {
+    const Instruction* only = nullptr;
+    for (const Instruction* i : b->insts()) {
+      if (i->info().isPseudo() || only) return std::nullopt;  // pseudo statements stay put
+      only = i;
+    }
+    if (!only) {
+      const BasicBlock* next = layoutNext(b);
+      if (next && next->hasLabel()) return next->label();
+      return std::nullopt;
+    }
+    if (!only->is(Opcode::Bra) || only->hasGuard()) return std::nullopt;
+    for (const Operand& o : only->operands())
+      if (o.isLabel()) return o.id;
+    return std::nullopt;
+  }
+
+  // Follows blocks that only branch, from `label`, at most max-thread-depth steps.
+  uint32_t follow(uint32_t label, uint32_t fromScope, uint32_t& depth) {
+    uint32_t cur = label;
+    std::unordered_set<uint32_t> seen{label};
+    for (;;) {
+      const BasicBlock* b = f_->labelBlock(cur);
+      auto next = trampolineTarget(b);
+      if (!next || seen.count(*next) || !labelVisible(*next, fromScope)) return cur;
+      if (depth >= static_cast<uint64_t>(maxDepth_)) {
+        ctx_->count("thread-depth-limit");
+        ctx_->remark(b, "thread-depth-limit", "threading stopped after " + std::to_string(depth) +
+                     " blocks (max-thread-depth)", {{"depth", double(depth)}});
+        return cur;
+      }
+      seen.insert(*next);
+      cur = *next;
+      ++depth;
+    }
+  }
+
+  // Names that a debug section refers to (labels like $L__tmp3 whose address it takes).
+  std::unordered_set<std::string_view> sectionNames() const {
+    std::unordered_set<std::string_view> names;
+    const Module& m = *f_->parent();
+    for (const Section& s : m.sections())
+      for (uint32_t line : s.lines) {
+        std::string_view t = m.str(line);
+        size_t k = 0;
+        while (k < t.size()) {
+          auto isName = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.'; };
+          if (!isName(t[k])) {
+            ++k;
+            continue;
+          }
+          size_t start = k;
+          while (k < t.size() && isName(t[k])) ++k;
+          names.insert(t.substr(start, k - start));
+        }
+      }
+    return names;
+  }
+
+  bool removeUnreachable() {
+    buildCfg(*f_);
+    std::vector<uint8_t> reach(f_->blockIdBound(), 0);
+    std::vector<BasicBlock*> work{f_->entry()};
+    reach[f_->entry()->id()] = 1;
+    while (!work.empty()) {
+      BasicBlock* b = work.back();
+      work.pop_back();
+      for (const Edge& e : b->succs())
+        if (!reach[e.to->id()]) {
+          reach[e.to->id()] = 1;
+          work.push_back(e.to);
+        }
+    }
+    // Labels that must survive: named by a debug section or by a .branchtargets table.
+    std::unordered_set<std::string_view> pinned = sectionNames();
+    for (const auto& [name, table] : tables_)
+      for (const Operand& o : table->operands())
+        if (o.isLabel()) pinned.insert(f_->labelName(o.id));
+
+    bool changed = false;
+    std::vector<BasicBlock*> kept;
+    for (BasicBlock* b : f_->blocks()) {
+      if (reach[b->id()]) {
+        kept.push_back(b);
+        continue;
+      }
+      size_t real = 0;
+      for (Instruction* i : b->insts()) real += !i->info().isPseudo();
+      bool isPinned = b->hasLabel() && pinned.count(f_->labelName(b->label()));
+      if (isPinned) {
+        if (real) {
+          auto& v = b->insts();
+          v.erase(std::remove_if(v.begin(), v.end(), [](Instruction* i) { return !i->info().isPseudo(); }), v.end());
+          ctx_->count("unreachable-instructions", real);
+          ctx_->remark(b, "keep-unreachable-label", "no path from the entry reaches " + b->name() +
+                       "; its instructions go but its label stays, a debug section names it", {{"instructions", double(real)}});
+          changed = true;
+        }
+        kept.push_back(b);
+        continue;
+      }
+      // Pseudo statements (scope braces, declarations, tables) move to the block before.
+      BasicBlock* prev = kept.empty() ? nullptr : kept.back();
+      for (Instruction* i : b->insts())
+        if (i->info().isPseudo() && prev) prev->append(i);
+      ctx_->count("unreachable-blocks");
+      ctx_->count("unreachable-instructions", real);
+      ctx_->remark(b, "remove-unreachable", "no path from the entry reaches " + b->name(), {{"instructions", double(real)}});
+      changed = true;
+    }
+    if (kept.size() != f_->blocks().size()) f_->blocks() = kept;
+    return changed;
+  }
+
+  Function* f_ = nullptr;
+  PassContext* ctx_ = nullptr;
+  int64_t maxDepth_ = 8;
+  const ReachingDefs* rd_ = nullptr;
+  BranchTargetTables tables_;
+  std::vector<size_t> layoutIndex_;
+  std::vector<uint32_t> scopeAtEnd_;
+};
+
+}  // namespace
+
+PassInfo branchOptPassInfo() {
+  return PassInfo{
+      "branch-opt",
+      "fold branches to the next block, constant and same-target conditions, thread branch chains, "
+      "delete unreachable blocks",
+      "003, OriBranchOpt (phase 15)",
+      {
+          {"max-thread-depth", KnobType::Int, "8", "at most this many blocks that only branch are threaded through"},
+          {"convergence-loop", KnobType::Bool, "true",
+           "re-examine a block after each rewrite until nothing applies (false: each block once)"},
+          {"remove-unreachable", KnobType::Bool, "true", "delete blocks that no path from the entry reaches"},
+      },
+      [] { return std::make_unique<BranchOpt>(); },
+  };
+}
+
+}  // namespace ptxopt

@@ -1,0 +1,32 @@
+// The registry of passes and the -O pipelines: the one place that lists them.
+#include <algorithm>
+
+#include "ptxopt/passes/Passes.h"
+
+namespace ptxopt {
+
+const std::vector<PassInfo>& allPasses() {
+  static const std::vector<PassInfo> kPasses = {
+      branchOptPassInfo(),
+      deadCodeEliminationPassInfo(),
+  };
+  return kPasses;
+}
+
+const PassInfo* findPass(std::string_view name) {
+  for (const PassInfo& p : allPasses())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+const std::vector<std::string_view>& pipelineForLevel(unsigned level) {
+  static const std::vector<std::string_view> kPipelines[] = {
+      /* -O0 */ {},
+      /* -O1 */ {"branch-opt", "dce"},
+      /* -O2 */ {"branch-opt", "dce"},
+      /* -O3 */ {"branch-opt", "dce"},
+  };
+  return kPipelines[std::min(level, 3u)];
+}
+
+}  // namespace ptxopt
