@@ -1,17 +1,29 @@
 #include "ptxopt/analysis/ReachingDefs.h"
 
 #include "ptxopt/analysis/CfgInfo.h"
+#include "ptxopt/analysis/Dominators.h"
 #include "ptxopt/analysis/Liveness.h"
 #include "ptxopt/support/BitVector.h"
 
 namespace ptxopt {
 
-std::span<const uint32_t> ReachingDefs::reaching(const Instruction* inst, RegId reg) const {
+const ReachingDefs::UseRange* ReachingDefs::findUse(const Instruction* inst, RegId reg) const {
   auto it = usesOfInst_.find(inst);
-  if (it == usesOfInst_.end()) return {};
+  if (it == usesOfInst_.end()) return nullptr;
   for (uint32_t k = it->second.first; k < it->second.first + it->second.second; ++k)
-    if (uses_[k].reg == reg) return {reachingFlat_.data() + uses_[k].first, uses_[k].count};
-  return {};
+    if (uses_[k].reg == reg) return &uses_[k];
+  return nullptr;
+}
+
+std::span<const uint32_t> ReachingDefs::reaching(const Instruction* inst, RegId reg) const {
+  const UseRange* u = findUse(inst, reg);
+  if (!u) return {};
+  return {reachingFlat_.data() + u->first, u->count};
+}
+
+bool ReachingDefs::entryValueReaches(const Instruction* inst, RegId reg) const {
+  const UseRange* u = findUse(inst, reg);
+  return !u || u->entry;
 }
 
 ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManager& am) {
@@ -37,12 +49,16 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
     }
   rd.usesOfDef_.assign(rd.defs_.size(), {});
 
-  // Bits only for the definitions of registers written more than once.
+  // Bits only for the definitions of registers written more than once, and one bit per such
+  // register for its entry value.
   std::vector<int32_t> bitOf(rd.defs_.size(), -1);
+  std::vector<int32_t> entryBit(f.regs().size(), -1);
   uint32_t bits = 0;
-  for (const auto& ds : rd.defsOfReg_)
-    if (ds.size() > 1)
-      for (uint32_t d : ds) bitOf[d] = static_cast<int32_t>(bits++);
+  for (RegId r = 0; r < rd.defsOfReg_.size(); ++r)
+    if (rd.defsOfReg_[r].size() > 1) {
+      entryBit[r] = static_cast<int32_t>(bits++);
+      for (uint32_t d : rd.defsOfReg_[r]) bitOf[d] = static_cast<int32_t>(bits++);
+    }
 
   auto applyDefs = [&](const Instruction* inst, BitVector& cur) {
     auto it = defsOfInst.find(inst);
@@ -50,15 +66,19 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
     for (uint32_t d = it->second.first; d < it->second.first + it->second.second; ++d) {
       if (bitOf[d] < 0) continue;
       const DefSite& s = rd.defs_[d];
-      if (s.kills)
+      if (s.kills) {
         for (uint32_t other : rd.defsOfReg_[s.reg]) cur.reset(static_cast<size_t>(bitOf[other]));
+        cur.reset(static_cast<size_t>(entryBit[s.reg]));
+      }
       cur.set(static_cast<size_t>(bitOf[d]));
     }
   };
 
   const uint32_t nb = f.blockIdBound();
   std::vector<BitVector> in(nb, BitVector(bits)), out(nb, BitVector(bits));
-  if (bits) {
+  if (bits && f.entry()) {
+    for (int32_t e : entryBit)
+      if (e >= 0) in[f.entry()->id()].set(static_cast<size_t>(e));
     std::vector<const BasicBlock*> order(cfg.rpo.begin(), cfg.rpo.end());
     order.insert(order.end(), cfg.unreachable.begin(), cfg.unreachable.end());
     bool changed = true;
@@ -79,6 +99,49 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
     }
   }
 
+  // Single-definition registers: where the definition stands, and which blocks a path from
+  // it reaches (computed only for definitions with a read they do not dominate).
+  const DomTree* dom = cfg.size() ? &am.get<DominatorAnalysis>().tree : nullptr;
+  std::unordered_map<const Instruction*, std::pair<const BasicBlock*, uint32_t>> position;
+  for (const BasicBlock* b : f.blocks())
+    for (uint32_t k = 0; k < b->insts().size(); ++k) position[b->insts()[k]] = {b, k};
+  std::unordered_map<uint32_t, std::vector<uint8_t>> reachFrom;
+  auto blocksAfter = [&](uint32_t d) -> const std::vector<uint8_t>& {
+    auto it = reachFrom.find(d);
+    if (it != reachFrom.end()) return it->second;
+    std::vector<uint8_t> seen(nb, 0);
+    std::vector<const BasicBlock*> work;
+    for (const Edge& e : position[rd.defs_[d].inst].first->succs())
+      if (!seen[e.to->id()]) {
+        seen[e.to->id()] = 1;
+        work.push_back(e.to);
+      }
+    while (!work.empty()) {
+      const BasicBlock* x = work.back();
+      work.pop_back();
+      for (const Edge& e : x->succs())
+        if (!seen[e.to->id()]) {
+          seen[e.to->id()] = 1;
+          work.push_back(e.to);
+        }
+    }
+    return reachFrom.emplace(d, std::move(seen)).first->second;
+  };
+  // Does the (single) definition `d` surely happen before `use` on every path from the entry?
+  auto dominatesUse = [&](uint32_t d, const Instruction* use) {
+    auto [db, dk] = position[rd.defs_[d].inst];
+    auto [ub, uk] = position[use];
+    if (db == ub) return dk < uk;
+    int32_t a = cfg.index(db), b = cfg.index(ub);
+    return dom && a >= 0 && b >= 0 && dom->dominates(static_cast<uint32_t>(a), static_cast<uint32_t>(b));
+  };
+  auto reachesUse = [&](uint32_t d, const Instruction* use) {
+    auto [db, dk] = position[rd.defs_[d].inst];
+    auto [ub, uk] = position[use];
+    if (db == ub && dk < uk) return true;
+    return blocksAfter(d)[ub->id()] != 0;
+  };
+
   // Record, for every read, the definitions that reach it.
   BitVector cur(bits);
   for (const BasicBlock* b : f.blocks()) {
@@ -89,12 +152,22 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
       inst->forEachUseReg([&](RegId r) {
         for (uint32_t k = firstUse; k < rd.uses_.size(); ++k)
           if (rd.uses_[k].reg == r) return;  // each register once per instruction
-        ReachingDefs::UseRange u{r, static_cast<uint32_t>(rd.reachingFlat_.size()), 0};
-        for (uint32_t d : rd.defsOfReg_[r]) {
-          if (bitOf[d] >= 0 && !cur.test(static_cast<size_t>(bitOf[d]))) continue;
+        ReachingDefs::UseRange u{r, static_cast<uint32_t>(rd.reachingFlat_.size()), 0, true};
+        const auto& defs = rd.defsOfReg_[r];
+        auto add = [&](uint32_t d) {
           rd.reachingFlat_.push_back(d);
           rd.usesOfDef_[d].push_back(UseSite{inst, r});
           ++u.count;
+        };
+        if (defs.size() == 1) {
+          uint32_t d = defs[0];
+          bool dominated = dominatesUse(d, inst) && rd.defs_[d].kills;
+          u.entry = !dominated;
+          if (dominated || reachesUse(d, inst)) add(d);
+        } else if (defs.size() > 1) {
+          u.entry = cur.test(static_cast<size_t>(entryBit[r]));
+          for (uint32_t d : defs)
+            if (cur.test(static_cast<size_t>(bitOf[d]))) add(d);
         }
         rd.uses_.push_back(u);
       });

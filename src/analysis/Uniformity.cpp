@@ -6,6 +6,7 @@
 #include "ptxopt/analysis/CfgInfo.h"
 #include "ptxopt/analysis/Dominators.h"
 #include "ptxopt/analysis/Liveness.h"
+#include "ptxopt/analysis/Loops.h"
 #include "ptxopt/ir/Module.h"
 
 namespace ptxopt {
@@ -134,8 +135,83 @@ UniformityInfo UniformityAnalysis::run(const Function& f, FunctionAnalysisManage
     return branchDivergent;
   };
 
+  // Registers each block writes.
+  std::vector<BitVector> blockDefs(n, BitVector(nregs));
+  for (uint32_t k = 0; k < n; ++k)
+    for (const Instruction* i : cfg.rpo[k]->insts())
+      if (!i->info().isPseudo()) i->forEachDefReg([&](RegId r) { blockDefs[k].set(r); });
+
+  // The region of a post-dominator P: the blocks reachable from the successors of divergent
+  // branches whose immediate post-dominator is P, without passing P. For each block, the
+  // registers written on some path from it to P (by strongly connected component, so the work
+  // is shared by every branch with the same P: a chain of early exits costs linear time).
+  struct Region {
+    std::vector<uint32_t> starts;
+    std::unordered_map<uint32_t, uint32_t> sccOf;
+    std::vector<BitVector> sccDefs;
+  };
+  std::unordered_map<uint32_t, Region> regions;
+  auto buildRegion = [&](uint32_t post, Region& R) {
+    R.sccOf.clear();
+    R.sccDefs.clear();
+    std::unordered_map<uint32_t, uint32_t> index, low;
+    std::vector<uint32_t> stack;
+    std::unordered_map<uint32_t, uint8_t> onStack;
+    uint32_t clock = 0;
+    std::vector<std::pair<uint32_t, size_t>> call;
+    for (uint32_t s0 : R.starts) {
+      if (s0 == post || index.count(s0)) continue;
+      index[s0] = low[s0] = clock++;
+      stack.push_back(s0);
+      onStack[s0] = 1;
+      call.emplace_back(s0, 0);
+      while (!call.empty()) {
+        auto& [v, next] = call.back();
+        if (next < cfg.succ[v].size()) {
+          uint32_t w = cfg.succ[v][next++];
+          if (w == post) continue;
+          auto it = index.find(w);
+          if (it == index.end()) {
+            index[w] = low[w] = clock++;
+            stack.push_back(w);
+            onStack[w] = 1;
+            call.emplace_back(w, 0);
+          } else if (onStack[w]) {
+            low[v] = std::min(low[v], it->second);
+          }
+          continue;
+        }
+        uint32_t done = v;
+        call.pop_back();
+        if (!call.empty()) low[call.back().first] = std::min(low[call.back().first], low[done]);
+        if (low[done] != index[done]) continue;
+        uint32_t id = static_cast<uint32_t>(R.sccDefs.size());
+        R.sccDefs.emplace_back(nregs);
+        std::vector<uint32_t> members;
+        uint32_t w;
+        do {
+          w = stack.back();
+          stack.pop_back();
+          onStack[w] = 0;
+          R.sccOf[w] = id;
+          members.push_back(w);
+        } while (w != done);
+        // Successor components are complete already (Tarjan finishes sinks first).
+        for (uint32_t m : members) {
+          R.sccDefs[id].unite(blockDefs[m]);
+          for (uint32_t y : cfg.succ[m]) {
+            if (y == post) continue;
+            uint32_t sy = R.sccOf[y];
+            if (sy != id) R.sccDefs[id].unite(R.sccDefs[sy]);
+          }
+        }
+      }
+    }
+  };
+  const LoopInfo& loops = am.get<LoopAnalysis>();
+  std::vector<BitVector> loopDefs(loops.loops.size());
+  std::vector<uint8_t> loopDefsDone(loops.loops.size(), 0);
   std::vector<uint8_t> branchSeen(nb, 0);
-  // Per-branch scratch, stamped so that each divergent branch costs the size of its region.
   std::vector<uint32_t> label(n), visitStamp(n, 0), seenStamp(n, 0), work;
   uint32_t stamp = 0, seen = 0;
   for (;;) {
@@ -157,45 +233,80 @@ UniformityInfo UniformityAnalysis::run(const Function& f, FunctionAnalysisManage
         }
       }
     }
-    // Sync dependence of branches that became divergent: the blocks that paths from two
-    // different successors reach, before the immediate post-dominator or at it.
-    bool grew = false;
+    // Sync dependence of the branches that became divergent.
+    std::vector<uint32_t> fresh;
     for (uint32_t k = 0; k < n; ++k) {
       const BasicBlock* b = cfg.rpo[k];
       if (!u.divBranch_[b->id()] || branchSeen[b->id()] || cfg.succ[k].size() < 2) continue;
       branchSeen[b->id()] = 1;
+      fresh.push_back(k);
+      regions[pdt.ipdom(k)].starts.insert(regions[pdt.ipdom(k)].starts.end(), cfg.succ[k].begin(), cfg.succ[k].end());
+    }
+    if (fresh.empty()) break;
+    std::unordered_set<uint32_t> rebuilt;
+    bool grew = false;
+    for (uint32_t k : fresh) {
       uint32_t post = pdt.ipdom(k);
-      ++stamp;
-      std::vector<uint32_t> region, joins;
-      for (uint32_t si = 0; si < cfg.succ[k].size(); ++si) {
-        ++seen;
-        uint32_t s = cfg.succ[k][si];
-        work.assign(1, s);
-        seenStamp[s] = seen;
-        while (!work.empty()) {
-          uint32_t x = work.back();
-          work.pop_back();
-          if (visitStamp[x] != stamp) {
-            visitStamp[x] = stamp;
-            label[x] = si;
-            if (x != post) region.push_back(x);
-          } else if (label[x] != si && label[x] != UINT32_MAX) {
-            label[x] = UINT32_MAX;  // reached from two successors: a join
-            joins.push_back(x);
-          }
-          if (x == post) continue;
-          for (uint32_t y : cfg.succ[x])
-            if (seenStamp[y] != seen) {
-              seenStamp[y] = seen;
-              work.push_back(y);
-            }
-        }
-      }
+      std::vector<uint32_t> others;  // successors other than the post-dominator
+      for (uint32_t s : cfg.succ[k])
+        if (s != post) others.push_back(s);
       BitVector defs(nregs);
-      for (uint32_t x : region)
-        for (const Instruction* i : cfg.rpo[x]->insts())
-          if (!i->info().isPseudo()) i->forEachDefReg([&](RegId r) { defs.set(r); });
-      for (uint32_t x : joins) grew |= joinDiv[cfg.rpo[x]->id()].unite(defs);
+      std::vector<uint32_t> joins;
+      if (others.size() <= 1) {
+        // One way leads straight to the post-dominator (a triangle, an early exit, a loop's
+        // exit test): the post-dominator is the only join, and what the other way writes
+        // before reaching it is shared by every branch with the same post-dominator.
+        if (!others.empty()) {
+          Region& R = regions[post];
+          if (rebuilt.insert(post).second) buildRegion(post, R);
+          defs.unite(R.sccDefs[R.sccOf[others[0]]]);
+        }
+        if (post < n) joins.push_back(post);
+      } else {
+        // Several ways: follow each from its successor up to the post-dominator (and not
+        // through the branch again); blocks two ways reach are joins.
+        ++stamp;
+        std::vector<uint32_t> visitedList;
+        for (uint32_t si = 0; si < others.size(); ++si) {
+          work.assign(1, others[si]);
+          ++seen;
+          seenStamp[others[si]] = seen;
+          while (!work.empty()) {
+            uint32_t x = work.back();
+            work.pop_back();
+            if (visitStamp[x] != stamp) {
+              visitStamp[x] = stamp;
+              label[x] = si;
+              visitedList.push_back(x);
+            } else if (label[x] != si && label[x] != UINT32_MAX) {
+              label[x] = UINT32_MAX;
+              joins.push_back(x);
+            }
+            if (x == post || x == k) continue;
+            for (uint32_t y : cfg.succ[x])
+              if (seenStamp[y] != seen) {
+                seenStamp[y] = seen;
+                work.push_back(y);
+              }
+          }
+        }
+        for (uint32_t x : visitedList)
+          if (x != post) defs.unite(blockDefs[x]);
+        if (post < n && std::find(joins.begin(), joins.end(), post) == joins.end()) joins.push_back(post);
+      }
+      for (uint32_t j : joins) grew |= joinDiv[cfg.rpo[j]->id()].unite(defs);
+      // Temporal divergence: lanes that do not reconverge inside a loop leave it in different
+      // iterations; whatever the loop writes is divergent where they arrive.
+      for (int32_t l = loops.innermost[k]; l >= 0; l = loops.loops[static_cast<uint32_t>(l)].parent) {
+        const Loop& L = loops.loops[static_cast<uint32_t>(l)];
+        if (post < n && std::binary_search(L.blocks.begin(), L.blocks.end(), post)) break;
+        if (!loopDefsDone[static_cast<uint32_t>(l)]) {
+          loopDefs[static_cast<uint32_t>(l)] = BitVector(nregs);
+          for (uint32_t m : L.blocks) loopDefs[static_cast<uint32_t>(l)].unite(blockDefs[m]);
+          loopDefsDone[static_cast<uint32_t>(l)] = 1;
+        }
+        for (const auto& [from, to] : L.exits) grew |= joinDiv[cfg.rpo[to]->id()].unite(loopDefs[static_cast<uint32_t>(l)]);
+      }
     }
     if (!grew) break;
   }

@@ -32,9 +32,11 @@ class ReachingDefs {
  public:
   const std::vector<DefSite>& defs() const { return defs_; }
   const std::vector<uint32_t>& defsOf(RegId r) const { return defsOfReg_[r]; }
-  // Definitions that can reach the read of `reg` by `inst` (empty: only the value the register
-  // had on entry to the function can).
+  // Definitions that can reach the read of `reg` by `inst`.
   std::span<const uint32_t> reaching(const Instruction* inst, RegId reg) const;
+  // Can the value the register had on entry to the function (a parameter of the old .reg ABI,
+  // or garbage) reach the read? True when some path from the entry to it writes no definition.
+  bool entryValueReaches(const Instruction* inst, RegId reg) const;
   // Reads that definition `def` can reach.
   const std::vector<UseSite>& usesOf(uint32_t def) const { return usesOfDef_[def]; }
 
@@ -43,7 +45,9 @@ class ReachingDefs {
   struct UseRange {
     RegId reg;
     uint32_t first, count;  // into reachingFlat_
+    bool entry;             // the entry value can reach too
   };
+  const UseRange* findUse(const Instruction* inst, RegId reg) const;
   std::vector<DefSite> defs_;
   std::vector<std::vector<uint32_t>> defsOfReg_;
   std::unordered_map<const Instruction*, std::pair<uint32_t, uint32_t>> usesOfInst_;  // range in uses_

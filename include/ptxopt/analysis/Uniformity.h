@@ -11,11 +11,14 @@
 //
 // Data dependence: a result is divergent when an operand is. A guarded instruction whose guard
 // is divergent leaves its result divergent. Sync dependence: when a branch is divergent, every
-// register written in the region between the branch and its immediate post-dominator is
-// divergent at each block that paths from two different successors reach (the
-// post-dominator included); a value that leaves a loop through a divergent exit is divergent
-// after it (temporal divergence) by the same rule. `bra.uni` is a hint the analysis reports as
-// confirmed or contradicted; it is never trusted.
+// register written on a path from its successors to its immediate post-dominator is divergent
+// at the joins of those paths: the blocks two of the successors reach, and the post-dominator.
+// (When only one successor differs from the post-dominator, the post-dominator is the only
+// join and the work is shared by all branches with that post-dominator, so a chain of early
+// exits costs linear time.) Temporal divergence: when a divergent branch does not
+// reconverge inside an enclosing loop, lanes leave that loop in different iterations, and
+// every register the loop writes is divergent at the loop's exits. `bra.uni` is a hint the
+// analysis reports as confirmed or contradicted; it is never trusted.
 #pragma once
 
 #include <vector>

@@ -519,8 +519,10 @@ std::array<T, 32> shflWarp(const std::array<T, 32>& v, ShflMode mode, uint32_t b
 // snprintf into a std::string (printf emulation: the same conversions as C printf).
 template <typename... Args>
 std::string format(const char* fmt, Args... args) {
-  int n = std::snprintf(nullptr, 0, fmt, args...);
+  char small[512];
+  int n = std::snprintf(small, sizeof small, fmt, args...);
   if (n < 0) throw std::runtime_error("format failed");
+  if (static_cast<size_t>(n) < sizeof small) return std::string(small, static_cast<size_t>(n));
   std::string s(static_cast<size_t>(n) + 1, '\0');
   std::snprintf(s.data(), s.size(), fmt, args...);
   s.resize(static_cast<size_t>(n));
