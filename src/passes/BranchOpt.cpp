@@ -11,7 +11,8 @@
 //   * an unconditional branch to the next block in layout is deleted.
 // Then blocks no path from the entry reaches are deleted; their scope braces, declarations
 // and tables move to the block before them, and a block whose label a debug section names
-// keeps its (now empty) place.
+// keeps its (now empty) place. Deleting blocks can leave a branch to the next block; one more
+// sweep folds those.
 #include <algorithm>
 #include <string>
 #include <unordered_set>
@@ -38,6 +39,7 @@ class BranchOpt : public Pass {
     tables_ = collectBranchTargetTables(f);
     computeLayout();
     computeScopes();
+    threadDepthUsed_.assign(f.blockIdBound(), 0);
 
     // RPO of the blocks as they are now (the walk does not revisit blocks it makes reachable
     // or unreachable; the seed's single pass, not a global fixed point).
@@ -49,7 +51,12 @@ class BranchOpt : public Pass {
         if (!convergence) break;
       }
     }
-    if (ctx.knobs().getBool("remove-unreachable")) changed |= removeUnreachable();
+    if (ctx.knobs().getBool("remove-unreachable") && removeUnreachable()) {
+      changed = true;
+      // Deleting blocks can make a branch's target the next block in layout.
+      computeLayout();
+      for (BasicBlock* b : f.blocks()) changed |= foldBranchToNext(b);
+    }
     if (changed) buildCfg(f);
     return changed;
   }
@@ -191,7 +198,7 @@ class BranchOpt : public Pass {
           Operand& o = mutableTable->operand(k);
           if (!o.isLabel()) continue;
           uint32_t depth = 0;
-          uint32_t final = follow(o.id, scopeAtEnd_[table->parent()->id()], depth);
+          uint32_t final = follow(o.id, scopeAtEnd_[table->parent()->id()], depth, maxDepth_);
           if (final != o.id) {
             ctx_->count("threaded");
             ctx_->remark(b, "thread", "brx.idx entry " + std::to_string(k) + " goes through " + std::to_string(depth) +
@@ -226,17 +233,13 @@ class BranchOpt : public Pass {
       return true;
     }
     // 4. An unconditional branch to the next block.
-    if (!t->hasGuard() && targetBlock == next) {
-      ctx_->count("branch-to-next");
-      ctx_->remark(b, "fold-branch-to-next", "the branch goes to " + next->name() + ", the next block in layout");
-      eraseInst(b, t);
-      edgesChanged(b);
-      return true;
-    }
+    if (foldBranchToNext(b)) return true;
     // 3. Thread through blocks that only branch.
     uint32_t depth = 0;
-    uint32_t final = follow(target->id, scopeAtEnd_[b->id()], depth);
+    uint32_t& used = threadDepthUsed_[b->id()];
+    uint32_t final = follow(target->id, scopeAtEnd_[b->id()], depth, maxDepth_ - used);
     if (final != target->id) {
+      used += depth;
       ctx_->count("threaded");
       ctx_->remark(b, "thread", "the branch to " + std::string(f_->labelName(target->id)) + " goes through " +
                    std::to_string(depth) + " block(s) that only branch; it now targets " + std::string(f_->labelName(final)),
@@ -245,6 +248,21 @@ class BranchOpt : public Pass {
       edgesChanged(b);
       return true;
     }
+    return false;
+  }
+
+  bool foldBranchToNext(BasicBlock* b) {
+    Instruction* t = b->terminator();
+    BasicBlock* next = layoutNext(b);
+    if (!t || !next || !t->is(Opcode::Bra) || t->hasGuard()) return false;
+    for (const Operand& o : t->operands())
+      if (o.isLabel() && f_->labelBlock(o.id) == next) {
+        ctx_->count("branch-to-next");
+        ctx_->remark(b, "fold-branch-to-next", "the branch goes to " + next->name() + ", the next block in layout");
+        eraseInst(b, t);
+        edgesChanged(b);
+        return true;
+      }
     return false;
   }
 
@@ -266,18 +284,24 @@ class BranchOpt : public Pass {
     return std::nullopt;
   }
 
-  // Follows blocks that only branch, from `label`, at most max-thread-depth steps.
-  uint32_t follow(uint32_t label, uint32_t fromScope, uint32_t& depth) {
+  // Follows blocks that only branch, from `label`. `budget` is what is left of
+  // max-thread-depth for the branch being threaded (re-examining a block does not renew it).
+  // A chain that closes on itself (an infinite loop of such blocks) is not threaded into.
+  uint32_t follow(uint32_t label, uint32_t fromScope, uint32_t& depth, int64_t budget) {
     uint32_t cur = label;
     std::unordered_set<uint32_t> seen{label};
     for (;;) {
       const BasicBlock* b = f_->labelBlock(cur);
       auto next = trampolineTarget(b);
-      if (!next || seen.count(*next) || !labelVisible(*next, fromScope)) return cur;
-      if (depth >= static_cast<uint64_t>(maxDepth_)) {
+      if (!next || !labelVisible(*next, fromScope)) return cur;
+      if (seen.count(*next)) {
+        depth = 0;
+        return label;
+      }
+      if (static_cast<int64_t>(depth) >= budget) {
         ctx_->count("thread-depth-limit");
-        ctx_->remark(b, "thread-depth-limit", "threading stopped after " + std::to_string(depth) +
-                     " blocks (max-thread-depth)", {{"depth", double(depth)}});
+        ctx_->remark(b, "thread-depth-limit", "threading stopped at " + b->name() + " (max-thread-depth " +
+                     std::to_string(maxDepth_) + ")", {{"depth", double(depth)}});
         return cur;
       }
       seen.insert(*next);
@@ -370,6 +394,7 @@ class BranchOpt : public Pass {
   BranchTargetTables tables_;
   std::vector<size_t> layoutIndex_;
   std::vector<uint32_t> scopeAtEnd_;
+  std::vector<uint32_t> threadDepthUsed_;
 };
 
 }  // namespace

@@ -25,6 +25,12 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
 
 config.substitutions.append(("%ptxopt", os.path.join(config.ptxopt_bin_dir, "ptxopt")))
 
+import shutil
+if shutil.which("dot"):
+    config.available_features.add("dot")
+else:
+    lit_config.warning("Graphviz 'dot' not found: the svg picture test is SKIPPED (UNSUPPORTED)")
+
 # ptxas checks run when ptxas is installed; otherwise the check prints SKIPPED and why.
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")

@@ -120,15 +120,18 @@ int run(int argc, char** argv) {
       ->excludes(olevel);
   app.add_option("--disable-pass", disabled, "skip this pass (repeatable, or a comma list); "
                                              "also PTXOPT_DISABLED_PASSES")
-      ->delimiter(',');
-  app.add_option("--knob", knobs, "set a pass knob: PASS.KNOB=VALUE (repeatable)");
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  app.add_option("--knob", knobs, "set a pass knob: PASS.KNOB=VALUE (repeatable)")->allow_extra_args(false);
   app.add_flag("--list-passes", listPassesFlag, "list the passes, their knobs and the -O pipelines");
   app.add_flag("--verify", verify, "check the IR after parsing and at the end; exit 1 if it is malformed");
   app.add_flag("--verify-each", verifyEach, "check the IR after every pass and name the pass that broke it");
   app.add_flag("--stats", stats, "print functions, blocks, instructions, per-opcode counts and pass counters to stderr");
   app.add_option("--remarks", remarksFile, "write each pass decision as a JSON line to this file");
   app.add_flag("--print-after-all", printAfterAll, "print each function after every pass (stderr)");
-  app.add_option("--print-after", printAfter, "print each function after this pass (stderr; repeatable)")->delimiter(',');
+  app.add_option("--print-after", printAfter, "print each function after this pass (stderr; repeatable)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
   app.add_flag("--time-passes", timePasses, "print the time each pass took (stderr)");
   app.add_option("-j", jobs, "optimize this many functions in parallel (the output does not depend on it)")
       ->check(CLI::Range(1u, 256u));
@@ -139,7 +142,8 @@ int run(int argc, char** argv) {
   app.add_option("--dot-cfg-format", dotFormat, "dot (default), svg or png; svg and png run Graphviz 'dot'")
       ->check(CLI::IsMember({"dot", "svg", "png"}));
   app.add_option("--dot-cfg-after", dotAfter, "also picture each function before and after this pass (needs --dot-cfg)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->allow_extra_args(false);
   app.set_version_flag("--version", std::string("ptxopt ") + ptxopt::kVersion);
   try {
     app.parse(argc, argv);

@@ -8,5 +8,6 @@ namespace ptxopt {
 
 PassInfo branchOptPassInfo();
 PassInfo deadCodeEliminationPassInfo();
+PassInfo breakEdgesPassInfo();
 
 }  // namespace ptxopt
