@@ -166,7 +166,9 @@ DominanceFrontier DominanceFrontierAnalysis::run(const Function&, FunctionAnalys
       for (int32_t runner = static_cast<int32_t>(p); runner >= 0 && runner != dom.idom(b);
            runner = dom.idom(static_cast<uint32_t>(runner))) {
         auto& fr = df.frontier[static_cast<uint32_t>(runner)];
-        if (fr.empty() || fr.back() != b) fr.push_back(b);
+        // An earlier predecessor's walk passed here and went on up to idom(b): stop sharing it.
+        if (!fr.empty() && fr.back() == b) break;
+        fr.push_back(b);
       }
     }
   }

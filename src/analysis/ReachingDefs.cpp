@@ -1,9 +1,16 @@
+// Reaching definitions without bit vectors over all definitions: registers written more than
+// once are renamed as in SSA construction -- merge points ("phis") on the iterated dominance
+// frontier of their definitions, pruned to where the register is live, then one walk of the
+// dominator tree -- and the definitions behind each value are collected once per strongly
+// connected group of merge points. Time and memory follow the size of the function and of the
+// merge webs, not definitions times blocks.
 #include "ptxopt/analysis/ReachingDefs.h"
+
+#include <algorithm>
 
 #include "ptxopt/analysis/CfgInfo.h"
 #include "ptxopt/analysis/Dominators.h"
 #include "ptxopt/analysis/Liveness.h"
-#include "ptxopt/support/BitVector.h"
 
 namespace ptxopt {
 
@@ -26,10 +33,29 @@ bool ReachingDefs::entryValueReaches(const Instruction* inst, RegId reg) const {
   return !u || u->entry;
 }
 
+namespace {
+
+// A value a register can hold at a point: its entry value, one definition, a merge of values
+// at a join (a phi), or a definition that may not have happened on top of an older value.
+struct Value {
+  enum class Kind : uint8_t { Entry, Def, Phi, May } kind;
+  uint32_t def = 0;                 // Def, May
+  uint32_t prev = 0;                // May: the older value
+  std::vector<uint32_t> incoming;   // Phi
+};
+
+struct Flat {
+  std::vector<uint32_t> defs;  // sorted
+  bool entry = false;
+};
+
+}  // namespace
+
 ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManager& am) {
   const CfgInfo& cfg = am.get<CfgAnalysis>();
   ReachingDefs rd;
-  rd.defsOfReg_.assign(f.regs().size(), {});
+  const uint32_t nregs = static_cast<uint32_t>(f.regs().size());
+  rd.defsOfReg_.assign(nregs, {});
 
   // Definition sites, and which instruction defines what.
   std::unordered_map<const Instruction*, std::pair<uint32_t, uint32_t>> defsOfInst;
@@ -40,72 +66,210 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
       std::vector<RegId> killed;
       forEachKilledReg(*inst, [&](RegId r) { killed.push_back(r); });
       inst->forEachDefReg([&](RegId r) {
-        bool kills = false;
-        for (RegId k : killed) kills |= k == r;
+        bool kills = std::find(killed.begin(), killed.end(), r) != killed.end();
         rd.defsOfReg_[r].push_back(static_cast<uint32_t>(rd.defs_.size()));
         rd.defs_.push_back(DefSite{inst, r, kills});
       });
-      if (rd.defs_.size() > first) defsOfInst.emplace(inst, std::make_pair(first, static_cast<uint32_t>(rd.defs_.size()) - first));
+      if (rd.defs_.size() > first)
+        defsOfInst.emplace(inst, std::make_pair(first, static_cast<uint32_t>(rd.defs_.size()) - first));
     }
   rd.usesOfDef_.assign(rd.defs_.size(), {});
+  const uint32_t n = cfg.size();
+  if (n == 0) return rd;
+  const DomTree& dom = am.get<DominatorAnalysis>().tree;
+  const DominanceFrontier& df = am.get<DominanceFrontierAnalysis>();
+  const Liveness& live = am.get<LivenessAnalysis>();
 
-  // Bits only for the definitions of registers written more than once, and one bit per such
-  // register for its entry value.
-  std::vector<int32_t> bitOf(rd.defs_.size(), -1);
-  std::vector<int32_t> entryBit(f.regs().size(), -1);
-  uint32_t bits = 0;
-  for (RegId r = 0; r < rd.defsOfReg_.size(); ++r)
-    if (rd.defsOfReg_[r].size() > 1) {
-      entryBit[r] = static_cast<int32_t>(bits++);
-      for (uint32_t d : rd.defsOfReg_[r]) bitOf[d] = static_cast<int32_t>(bits++);
-    }
+  std::unordered_map<const Instruction*, std::pair<const BasicBlock*, uint32_t>> position;
+  for (const BasicBlock* b : f.blocks())
+    for (uint32_t k = 0; k < b->insts().size(); ++k) position[b->insts()[k]] = {b, k};
 
-  auto applyDefs = [&](const Instruction* inst, BitVector& cur) {
-    auto it = defsOfInst.find(inst);
-    if (it == defsOfInst.end()) return;
-    for (uint32_t d = it->second.first; d < it->second.first + it->second.second; ++d) {
-      if (bitOf[d] < 0) continue;
-      const DefSite& s = rd.defs_[d];
-      if (s.kills) {
-        for (uint32_t other : rd.defsOfReg_[s.reg]) cur.reset(static_cast<size_t>(bitOf[other]));
-        cur.reset(static_cast<size_t>(entryBit[s.reg]));
-      }
-      cur.set(static_cast<size_t>(bitOf[d]));
-    }
+  // ---- registers written more than once: SSA-style renaming ---------------------------------
+  std::vector<uint8_t> multi(nregs, 0);
+  for (RegId r = 0; r < nregs; ++r) multi[r] = rd.defsOfReg_[r].size() > 1;
+  std::vector<Value> values;
+  std::vector<int32_t> entryValue(nregs, -1);
+  auto newValue = [&](Value v) {
+    values.push_back(std::move(v));
+    return static_cast<uint32_t>(values.size() - 1);
+  };
+  auto entryOf = [&](RegId r) {
+    if (entryValue[r] < 0) entryValue[r] = static_cast<int32_t>(newValue(Value{Value::Kind::Entry, 0, 0, {}}));
+    return static_cast<uint32_t>(entryValue[r]);
   };
 
-  const uint32_t nb = f.blockIdBound();
-  std::vector<BitVector> in(nb, BitVector(bits)), out(nb, BitVector(bits));
-  if (bits && f.entry()) {
-    for (int32_t e : entryBit)
-      if (e >= 0) in[f.entry()->id()].set(static_cast<size_t>(e));
-    std::vector<const BasicBlock*> order(cfg.rpo.begin(), cfg.rpo.end());
-    order.insert(order.end(), cfg.unreachable.begin(), cfg.unreachable.end());
-    bool changed = true;
-    BitVector cur(bits);
-    while (changed) {
-      changed = false;
-      for (const BasicBlock* b : order) {
-        BitVector& bin = in[b->id()];
-        for (const BasicBlock* p : b->preds()) bin.unite(out[p->id()]);
-        cur = bin;
-        for (const Instruction* inst : b->insts())
-          if (!inst->info().isPseudo()) applyDefs(inst, cur);
-        if (cur != out[b->id()]) {
-          out[b->id()] = cur;
-          changed = true;
+  // Merge points: the iterated dominance frontier of the blocks that write r (the entry counts,
+  // for the entry value), where r is live on entry.
+  std::vector<std::vector<std::pair<RegId, uint32_t>>> phisAt(n);  // (register, value)
+  {
+    std::vector<uint32_t> mark(n, UINT32_MAX), work;
+    std::vector<uint32_t> inIdf(n, UINT32_MAX);
+    for (RegId r = 0; r < nregs; ++r) {
+      if (!multi[r]) continue;
+      work.clear();
+      auto seed = [&](uint32_t b) {
+        if (mark[b] != r) {
+          mark[b] = r;
+          work.push_back(b);
+        }
+      };
+      seed(0);
+      for (uint32_t d : rd.defsOfReg_[r]) {
+        int32_t b = cfg.index(position[rd.defs_[d].inst].first);
+        if (b >= 0) seed(static_cast<uint32_t>(b));
+      }
+      while (!work.empty()) {
+        uint32_t x = work.back();
+        work.pop_back();
+        for (uint32_t y : df.frontier[x]) {
+          if (inIdf[y] == r) continue;
+          inIdf[y] = r;
+          if (live.liveIn[cfg.rpo[y]->id()].test(r)) phisAt[y].emplace_back(r, newValue(Value{Value::Kind::Phi, 0, 0, {}}));
+          seed(y);
         }
       }
     }
   }
 
-  // Single-definition registers: where the definition stands, and which blocks a path from
-  // it reaches (computed only for definitions with a read they do not dominate).
-  const DomTree* dom = cfg.size() ? &am.get<DominatorAnalysis>().tree : nullptr;
-  std::unordered_map<const Instruction*, std::pair<const BasicBlock*, uint32_t>> position;
-  for (const BasicBlock* b : f.blocks())
-    for (uint32_t k = 0; k < b->insts().size(); ++k) position[b->insts()[k]] = {b, k};
+  // One walk over the dominator tree with a stack of current values per register.
+  std::vector<std::vector<uint32_t>> stack(nregs);
+  std::vector<RegId> undo;
+  // The value each read of a multiply-written register sees: (register, value) per instruction.
+  std::unordered_map<const Instruction*, std::vector<std::pair<RegId, uint32_t>>> useValue;
+  auto findUseValue = [&](const Instruction* i, RegId r) -> const uint32_t* {
+    auto it = useValue.find(i);
+    if (it == useValue.end()) return nullptr;
+    for (const auto& [reg, v] : it->second)
+      if (reg == r) return &v;
+    return nullptr;
+  };
+  auto current = [&](RegId r) { return stack[r].empty() ? entryOf(r) : stack[r].back(); };
+  auto push = [&](RegId r, uint32_t v) {
+    stack[r].push_back(v);
+    undo.push_back(r);
+  };
+  struct Frame {
+    uint32_t node;
+    size_t child;
+    size_t undoMark;
+  };
+  std::vector<Frame> frames;
+  auto enter = [&](uint32_t k) {
+    frames.push_back(Frame{k, 0, undo.size()});
+    for (auto [r, v] : phisAt[k]) push(r, v);
+    for (const Instruction* inst : cfg.rpo[k]->insts()) {
+      if (inst->info().isPseudo()) continue;
+      inst->forEachUseReg([&](RegId r) {
+        if (multi[r] && !findUseValue(inst, r)) useValue[inst].emplace_back(r, current(r));
+      });
+      auto it = defsOfInst.find(inst);
+      if (it == defsOfInst.end()) continue;
+      for (uint32_t d = it->second.first; d < it->second.first + it->second.second; ++d) {
+        RegId r = rd.defs_[d].reg;
+        if (!multi[r]) continue;
+        uint32_t v = rd.defs_[d].kills ? newValue(Value{Value::Kind::Def, d, 0, {}})
+                                       : newValue(Value{Value::Kind::May, d, current(r), {}});
+        push(r, v);
+      }
+    }
+    for (uint32_t s : cfg.succ[k])
+      for (auto [r, v] : phisAt[s]) values[v].incoming.push_back(current(r));
+  };
+  enter(0);
+  while (!frames.empty()) {
+    Frame& fr = frames.back();
+    const auto& kids = dom.children(fr.node);
+    if (fr.child < kids.size()) {
+      enter(kids[fr.child++]);
+      continue;
+    }
+    while (undo.size() > fr.undoMark) {
+      stack[undo.back()].pop_back();
+      undo.pop_back();
+    }
+    frames.pop_back();
+  }
+
+  // The definitions behind each value: strongly connected groups of merges share one set.
+  std::vector<int32_t> flatOf(values.size(), -1);
+  std::vector<Flat> flats;
+  {
+    constexpr uint32_t kNone = UINT32_MAX;
+    std::vector<uint32_t> index(values.size(), kNone), low(values.size(), 0), st;
+    std::vector<uint8_t> onStack(values.size(), 0);
+    uint32_t clock = 0;
+    auto edges = [&](uint32_t v) -> std::vector<uint32_t> {
+      const Value& x = values[v];
+      if (x.kind == Value::Kind::Phi) return x.incoming;
+      if (x.kind == Value::Kind::May) return {x.prev};
+      return {};
+    };
+    std::vector<std::pair<uint32_t, size_t>> call;
+    std::vector<std::vector<uint32_t>> succCache;
+    for (uint32_t s0 = 0; s0 < values.size(); ++s0) {
+      if (index[s0] != kNone) continue;
+      index[s0] = low[s0] = clock++;
+      st.push_back(s0);
+      onStack[s0] = 1;
+      call.emplace_back(s0, 0);
+      succCache.push_back(edges(s0));
+      while (!call.empty()) {
+        auto& [v, next] = call.back();
+        std::vector<uint32_t>& out = succCache.back();
+        if (next < out.size()) {
+          uint32_t w = out[next++];
+          if (index[w] == kNone) {
+            index[w] = low[w] = clock++;
+            st.push_back(w);
+            onStack[w] = 1;
+            call.emplace_back(w, 0);
+            succCache.push_back(edges(w));
+          } else if (onStack[w]) {
+            low[v] = std::min(low[v], index[w]);
+          }
+          continue;
+        }
+        uint32_t done = v;
+        std::vector<uint32_t> doneOut = std::move(out);
+        call.pop_back();
+        succCache.pop_back();
+        if (!call.empty()) low[call.back().first] = std::min(low[call.back().first], low[done]);
+        if (low[done] != index[done]) continue;
+        // A finished group: its set is its own definitions and what its successors reach.
+        Flat flat;
+        std::vector<uint32_t> members;
+        uint32_t w;
+        do {
+          w = st.back();
+          st.pop_back();
+          onStack[w] = 0;
+          members.push_back(w);
+          flatOf[w] = static_cast<int32_t>(flats.size());
+        } while (w != done);
+        for (uint32_t m : members) {
+          const Value& x = values[m];
+          if (x.kind == Value::Kind::Entry) flat.entry = true;
+          if (x.kind == Value::Kind::Def || x.kind == Value::Kind::May) flat.defs.push_back(x.def);
+          for (uint32_t y : edges(m)) {
+            int32_t g = flatOf[y];
+            if (g >= 0 && g != static_cast<int32_t>(flats.size())) {
+              const Flat& other = flats[static_cast<uint32_t>(g)];
+              flat.defs.insert(flat.defs.end(), other.defs.begin(), other.defs.end());
+              flat.entry |= other.entry;
+            }
+          }
+        }
+        std::sort(flat.defs.begin(), flat.defs.end());
+        flat.defs.erase(std::unique(flat.defs.begin(), flat.defs.end()), flat.defs.end());
+        flats.push_back(std::move(flat));
+        (void)doneOut;
+      }
+    }
+  }
+
+  // ---- registers written once: dominance decides ------------------------------------------
   std::unordered_map<uint32_t, std::vector<uint8_t>> reachFrom;
+  const uint32_t nb = f.blockIdBound();
   auto blocksAfter = [&](uint32_t d) -> const std::vector<uint8_t>& {
     auto it = reachFrom.find(d);
     if (it != reachFrom.end()) return it->second;
@@ -127,13 +291,12 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
     }
     return reachFrom.emplace(d, std::move(seen)).first->second;
   };
-  // Does the (single) definition `d` surely happen before `use` on every path from the entry?
   auto dominatesUse = [&](uint32_t d, const Instruction* use) {
     auto [db, dk] = position[rd.defs_[d].inst];
     auto [ub, uk] = position[use];
     if (db == ub) return dk < uk;
     int32_t a = cfg.index(db), b = cfg.index(ub);
-    return dom && a >= 0 && b >= 0 && dom->dominates(static_cast<uint32_t>(a), static_cast<uint32_t>(b));
+    return a >= 0 && b >= 0 && dom.dominates(static_cast<uint32_t>(a), static_cast<uint32_t>(b));
   };
   auto reachesUse = [&](uint32_t d, const Instruction* use) {
     auto [db, dk] = position[rd.defs_[d].inst];
@@ -142,10 +305,9 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
     return blocksAfter(d)[ub->id()] != 0;
   };
 
-  // Record, for every read, the definitions that reach it.
-  BitVector cur(bits);
+  // ---- record, for every read, the definitions that reach it --------------------------------
   for (const BasicBlock* b : f.blocks()) {
-    cur = in[b->id()];
+    bool reachable = cfg.reachable(b);
     for (const Instruction* inst : b->insts()) {
       if (inst->info().isPseudo()) continue;
       uint32_t firstUse = static_cast<uint32_t>(rd.uses_.size());
@@ -161,19 +323,23 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
         };
         if (defs.size() == 1) {
           uint32_t d = defs[0];
-          bool dominated = dominatesUse(d, inst) && rd.defs_[d].kills;
+          bool dominated = reachable && dominatesUse(d, inst) && rd.defs_[d].kills;
           u.entry = !dominated;
-          if (dominated || reachesUse(d, inst)) add(d);
+          if (dominated || !reachable || reachesUse(d, inst)) add(d);
         } else if (defs.size() > 1) {
-          u.entry = cur.test(static_cast<size_t>(entryBit[r]));
-          for (uint32_t d : defs)
-            if (cur.test(static_cast<size_t>(bitOf[d]))) add(d);
+          const uint32_t* v = reachable ? findUseValue(inst, r) : nullptr;
+          if (!v) {
+            for (uint32_t d : defs) add(d);  // unreachable code: anything
+          } else {
+            const Flat& fl = flats[static_cast<uint32_t>(flatOf[*v])];
+            u.entry = fl.entry;
+            for (uint32_t d : fl.defs) add(d);
+          }
         }
         rd.uses_.push_back(u);
       });
       if (rd.uses_.size() > firstUse)
         rd.usesOfInst_.emplace(inst, std::make_pair(firstUse, static_cast<uint32_t>(rd.uses_.size()) - firstUse));
-      applyDefs(inst, cur);
     }
   }
   return rd;

@@ -35,7 +35,8 @@ class BranchOpt : public Pass {
     ctx_ = &ctx;
     maxDepth_ = ctx.knobs().getInt("max-thread-depth");
     bool convergence = ctx.knobs().getBool("convergence-loop");
-    rd_ = &am.get<ReachingDefsAnalysis>();
+    am_ = &am;
+    rd_ = nullptr;  // computed when a guarded terminator first needs it
     tables_ = collectBranchTargetTables(f);
     computeLayout();
     computeScopes();
@@ -128,6 +129,8 @@ class BranchOpt : public Pass {
 
   // The value of predicate `p` as `use` reads it, when a single constant comparison defines it.
   std::optional<bool> constantPredicate(const Instruction& use, RegId p, std::string& why) {
+    if (!rd_) rd_ = &am_->get<ReachingDefsAnalysis>();
+    if (rd_->entryValueReaches(&use, p)) return std::nullopt;
     auto defs = rd_->reaching(&use, p);
     if (defs.size() != 1) return std::nullopt;
     const DefSite& d = rd_->defs()[defs[0]];
@@ -390,6 +393,7 @@ class BranchOpt : public Pass {
   Function* f_ = nullptr;
   PassContext* ctx_ = nullptr;
   int64_t maxDepth_ = 8;
+  FunctionAnalysisManager* am_ = nullptr;
   const ReachingDefs* rd_ = nullptr;
   BranchTargetTables tables_;
   std::vector<size_t> layoutIndex_;

@@ -139,6 +139,15 @@ def main():
         if s.split(".")[0] not in kernel_files:
             errors.append(f"{s}.json: no kernel file {s.split('.')[0]}.cu")
 
+    # Every registered reference has a spec (a stale name is a typo or a leftover).
+    r = subprocess.run([args.reference, "--list"], capture_output=True, text=True)
+    if r.returncode != 0:
+        errors.append(f"ptxopt_reference --list exited {r.returncode}: {r.stderr.strip()}")
+    else:
+        for name in r.stdout.split():
+            if name not in specs:
+                errors.append(f"reference '{name}' has no spec {name}.json")
+
     # Comparison rules belong to a spec and stay within its buffers.
     for f in compare_files:
         stem = f[:-len(".compare.json")]
