@@ -173,7 +173,10 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
       }
     }
     for (uint32_t s : cfg.succ[k])
-      for (auto [r, v] : phisAt[s]) values[v].incoming.push_back(current(r));
+      for (auto [r, v] : phisAt[s]) {
+        uint32_t value = current(r);  // may add an entry value to `values`: take it first
+        values[v].incoming.push_back(value);
+      }
   };
   enter(0);
   while (!frames.empty()) {
