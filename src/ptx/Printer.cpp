@@ -135,14 +135,15 @@ class Printer {
     out_ += '\n';
     lastLocs_ = {};
     printedLocs_.clear();
-    bool firstBlock = true;
+    // A blank line before each label except when nothing precedes it (an empty entry block
+    // prints nothing, and reading the text back gives the label to the entry block).
+    size_t bodyStart = out_.size();
     for (const BasicBlock* b : f.blocks()) {
       if (b->hasLabel()) {
-        if (!firstBlock) out_ += '\n';
+        if (out_.size() != bodyStart) out_ += '\n';
         out_ += f.labelName(b->label());
         out_ += ":\n";
       }
-      firstBlock = false;
       for (const Instruction* i : b->insts()) statement(*i);
     }
     out_ += "}\n";
