@@ -60,9 +60,11 @@ std::optional<E> inRange(Mod m, Mod first, uint32_t count) {
 
 }  // namespace
 
-std::string_view typeName(ScalarType t) { return kTypes[static_cast<size_t>(t)].name; }
-unsigned typeBits(ScalarType t) { return kTypes[static_cast<size_t>(t)].bits; }
-TypeClass typeClass(ScalarType t) { return kTypes[static_cast<size_t>(t)].cls; }
+// ScalarType::None (an instruction without a type modifier) has no row: empty name, 0 bits.
+static bool known(ScalarType t) { return static_cast<size_t>(t) < std::size(kTypes); }
+std::string_view typeName(ScalarType t) { return known(t) ? kTypes[static_cast<size_t>(t)].name : std::string_view(); }
+unsigned typeBits(ScalarType t) { return known(t) ? kTypes[static_cast<size_t>(t)].bits : 0; }
+TypeClass typeClass(ScalarType t) { return known(t) ? kTypes[static_cast<size_t>(t)].cls : TypeClass::None; }
 std::optional<ScalarType> lookupType(std::string_view spelling) {
   if (auto m = lookupKnownMod(spelling); m != Mod::None) return modType(m);
   return std::nullopt;

@@ -10,7 +10,7 @@ namespace ptxopt {
 
 class StringPool;
 
-enum class TypeClass : uint8_t { Bit, Unsigned, Signed, Float, Pred, Opaque };
+enum class TypeClass : uint8_t { Bit, Unsigned, Signed, Float, Pred, Opaque, None };
 
 enum class ScalarType : uint8_t {
 #define PTX_TYPE(E, S, BITS, CLASS) E,

@@ -36,6 +36,15 @@ struct Thread {
   uint32_t lane, warp;     // tlin % 32, tlin / 32
 };
 
+// a * b + c where the source wrote a multiply and an add: one fma.rn when the compiler
+// contracted it, otherwise mul.rn then add.rn.
+template <typename T>
+T mulAdd(const RefLaunch& L, T a, T b, T c) {
+  if (L.contracted) return std::fma(a, b, c);
+  volatile T product = a * b;  // keep the host compiler from fusing
+  return product + c;
+}
+
 inline uint32_t threadsPerBlock(const RefLaunch& L) { return L.block()[0] * L.block()[1] * L.block()[2]; }
 inline uint32_t numBlocks(const RefLaunch& L) { return L.grid()[0] * L.grid()[1] * L.grid()[2]; }
 

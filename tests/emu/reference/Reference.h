@@ -26,6 +26,9 @@ struct RefLaunch {
   const emu::LaunchSpec& spec;
   std::map<std::string, std::vector<uint8_t>> buffers;  // by parameter name, initial contents
   std::string stdoutText;                               // what the kernel's printf calls print
+  // Whether the PTX under test had a * b + c contracted into fma (nvcc's optimized builds) or
+  // kept as a rounded multiply and an add (-G). Explicit fmaf()/fma() calls are fma either way.
+  bool contracted = true;
 
   explicit RefLaunch(const emu::LaunchSpec& s) : spec(s) {}
 

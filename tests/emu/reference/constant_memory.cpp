@@ -16,8 +16,8 @@ PTXOPT_REFERENCE("constant_memory") {
     if (i >= n) return;
     float v = x[i];
     float p = coeffs[7];
-    for (int k = 6; k >= 0; --k) p = std::fma(v, p, coeffs[k]);
+    for (int k = 6; k >= 0; --k) p = mulAdd(L, v, p, coeffs[k]);
     int32_t s = sel[i] & 15;
-    out[i] = std::fma(coeffs[lut[s] & 7], static_cast<float>(lut[s]), p);
+    out[i] = mulAdd(L, coeffs[lut[s] & 7], static_cast<float>(lut[s]), p);
   });
 }

@@ -18,7 +18,7 @@ PTXOPT_REFERENCE("double_math") {
     double y = b[i];
     int64_t o = int64_t(i) * 4, q = int64_t(i) * 2;
     out[o + 0] = (std::sqrt(y) + x / y) + std::sqrt(y * 3.0);
-    double f1 = std::fma(minF64(x, y), maxF64(x, -y), std::fma(x, y, -0.125));
+    double f1 = mulAdd(L, minF64(x, y), maxF64(x, -y), std::fma(x, y, -0.125));
     out[o + 1] = (f1 - std::fabs(x)) + mulF64(x, 1.0 / 3.0, Rnd::RM);
     double f2 = ((std::floor(x / 7.0) + std::ceil(x * 0.3)) + std::trunc(x / 11.0)) + std::copysign(y, x);
     out[o + 2] = f2 + std::nearbyint(x * 0.5);

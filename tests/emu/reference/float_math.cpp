@@ -28,7 +28,7 @@ PTXOPT_REFERENCE("float_math") {
       float q = x / y;
       out[o + 1] = std::fma(rsq, e, q);
     }
-    out[o + 2] = std::fabs(x) + std::fma(minF32(x, y), maxF32(x, -y), std::fma(x, y, -1.25f));
+    out[o + 2] = std::fabs(x) + mulAdd(L, minF32(x, y), maxF32(x, -y), std::fma(x, y, -1.25f));
     out[o + 3] = ((roundF32(x / 3.0f, Rnd::RM) + roundF32(x * 0.3f, Rnd::RP)) + roundF32(x / 7.0f, Rnd::RZ)) +
                  roundF32(x * 0.5f, Rnd::RN);
     float s = static_cast<float>(wmul(i, 1234567)) + u32ToF32(0xfffffff0u - static_cast<uint32_t>(i), Rnd::RZ);

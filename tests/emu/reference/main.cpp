@@ -4,6 +4,8 @@
 //   ptxopt_reference --spec tests/emu/specs/divergent_if_else.json --out DIR
 //       writes DIR/<param>.bin for every buffer parameter (raw little-endian bytes) and
 //       DIR/stdout.txt (what the kernel's printf calls print, possibly empty)
+//   ptxopt_reference ... --no-contract
+//       models a build that did not contract a * b + c into fma (nvcc -G)
 //   ptxopt_reference --list
 //       prints the registered reference names, one a line
 //
@@ -29,7 +31,7 @@ std::map<std::string, ReferenceFn>& registry() {
 namespace {
 
 int usage(const char* argv0) {
-  std::cerr << "usage: " << argv0 << " --spec SPEC.json --out DIR\n"
+  std::cerr << "usage: " << argv0 << " --spec SPEC.json --out DIR [--no-contract]\n"
             << "       " << argv0 << " --list\n";
   return 1;
 }
@@ -67,7 +69,7 @@ bool writeFile(const std::filesystem::path& path, const void* data, size_t size,
 int main(int argc, char** argv) {
   using namespace ptxopt;
   std::string specPath, outDir;
-  bool list = false;
+  bool list = false, contracted = true;
   for (int k = 1; k < argc; ++k) {
     std::string a = argv[k];
     if (a == "--list") {
@@ -76,6 +78,8 @@ int main(int argc, char** argv) {
       specPath = argv[++k];
     } else if (a == "--out" && k + 1 < argc) {
       outDir = argv[++k];
+    } else if (a == "--no-contract") {
+      contracted = false;
     } else if (a == "-h" || a == "--help") {
       usage(argv[0]);
       return 0;
@@ -100,6 +104,7 @@ int main(int argc, char** argv) {
     return fail("no reference implementation named '" + stem + "' (for " + specPath + "); see --list");
 
   ref::RefLaunch launch(spec);
+  launch.contracted = contracted;
   for (const emu::ParamSpec& p : spec.params) {
     if (p.kind != emu::ParamSpec::Kind::Buffer) continue;
     if (launch.buffers.count(p.name)) return fail(specPath + ": duplicate buffer parameter '" + p.name + "'");

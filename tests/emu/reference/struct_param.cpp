@@ -27,7 +27,7 @@ PTXOPT_REFERENCE("struct_param") {
   forEachThread(L, [&](const Thread& t) {
     int32_t i = globalX(t);
     if (i >= n) return;
-    float s = std::fma(scale, in[i], offset);
+    float s = mulAdd(L, in[i], scale, offset);
     float lo = minF32(s, static_cast<float>(bias0));
     float hi = maxF32(s, static_cast<float>(bias1)) + static_cast<float>(shifted);
     out[2 * int64_t(i)] = lo;

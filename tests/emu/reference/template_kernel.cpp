@@ -12,7 +12,7 @@ PTXOPT_REFERENCE("template_kernel.float") {
   const int32_t n = L.scalar<int32_t>("n");
   forEachThread(L, [&](const Thread& t) {
     int32_t i = globalX(t);
-    if (i < n) y[i] = std::fma(a, x[i], y[i]) + x[(i + K) % n];
+    if (i < n) y[i] = mulAdd(L, a, x[i], y[i]) + x[(i + K) % n];
   });
 }
 

@@ -1,0 +1,86 @@
+// ptxrun's engine: executes PTX kernels on the CPU with 32-lane warps.
+//
+// Each warp keeps a reconvergence stack keyed on immediate post-dominators (N-way at
+// brx.idx); calls get a frame with their own registers and reconvergence; CTA barriers follow
+// the PTX rules for exited threads and for non-aligned barriers reached by part of a warp.
+// Memory: global buffers and variables, shared (static and dynamic), per-thread local memory
+// holding every call's frame, parameters, constants, and generic addresses over all of them.
+// Faults (out-of-bounds or misaligned accesses, divergent aligned barriers, deadlocks, runaway
+// runs, trap, unsupported instructions) end the run with a report naming the kernel, CTA,
+// thread and PTX line.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ptxopt/emu/LaunchSpec.h"
+#include "ptxopt/ir/Module.h"
+
+namespace ptxopt::emu {
+
+struct RunOptions {
+  unsigned jobs = 1;                 // CTAs run on this many host threads
+  enum class Schedule { RoundRobin, Random } schedule = Schedule::RoundRobin;
+  uint64_t seed = 1;                 // for the random schedule
+  bool checkRaces = false;
+  uint64_t maxInstructions = 1ull << 34;  // warp instructions per launch before a fault
+  bool perLineMetrics = false;
+};
+
+struct LineMetrics {
+  uint64_t warpInstructions = 0;
+  uint64_t threadInstructions = 0;
+  uint64_t branches = 0;
+  uint64_t divergentBranches = 0;
+};
+
+struct Metrics {
+  uint64_t warpInstructions = 0;    // issued per warp; a predicated-off instruction counts
+  uint64_t threadInstructions = 0;  // lane-instructions that executed
+  uint64_t branches = 0;            // branch instructions issued (bra, brx.idx), per warp
+  uint64_t divergentBranches = 0;   // of those, the ones whose lanes went different ways
+  uint64_t barriers = 0;            // CTA barrier instructions issued, per warp
+  uint32_t maxReconvergenceDepth = 0;
+  std::map<uint32_t, LineMetrics> perLine;  // by PTX line, with RunOptions::perLineMetrics
+  double simtEfficiency() const {
+    return warpInstructions ? static_cast<double>(threadInstructions) / (32.0 * static_cast<double>(warpInstructions)) : 1.0;
+  }
+  void add(const Metrics& o);
+};
+
+struct BufferResult {
+  std::string name;
+  ElemType type;
+  std::vector<uint8_t> bytes;
+};
+
+struct RaceReport {
+  std::string space;   // "shared" or "global"
+  uint32_t lineA = 0, lineB = 0;
+  std::string kindA, kindB;  // "read", "write", "atomic"
+  std::string description;   // one line for people
+  uint64_t occurrences = 0;
+};
+
+struct RunResult {
+  bool ok = false;
+  std::string error;   // a problem with the launch itself (spec does not fit the kernel)
+  std::string fault;   // a fault of the kernel
+  std::vector<BufferResult> buffers;  // in parameter order
+  std::string stdoutText;             // printf output, in CTA order
+  Metrics metrics;
+  std::vector<RaceReport> races;
+};
+
+class Emulator {
+ public:
+  virtual ~Emulator() = default;
+  // Prepares every function of `m` for execution. `m` must outlive the emulator.
+  static std::unique_ptr<Emulator> create(const Module& m, std::string& error);
+  virtual RunResult run(const LaunchSpec& spec, const RunOptions& options) = 0;
+};
+
+}  // namespace ptxopt::emu

@@ -1,0 +1,465 @@
+// Memory instructions, atomics, calls, printf, CTA barriers and warp-collective operations.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "Cta.h"
+#include "Printf.h"
+#include "Semantics.h"
+
+namespace ptxopt::emu {
+
+namespace {
+
+bool isSignedT(ScalarType t) { return typeClass(t) == TypeClass::Signed; }
+
+uint64_t extendLoaded(uint64_t raw, unsigned bytes, ScalarType t) {
+  if (isSignedT(t) && bytes < 8) return static_cast<uint64_t>(signExtend(raw, bytes * 8));
+  return raw;
+}
+
+}  // namespace
+
+void CtaRunner::load(Warp& w, const DInst& I, uint32_t exec) {
+  Frame* f = w.stack.back().frame;
+  const uint64_t* base = I.addrFromReg ? f->slot(I.addrSlot) : nullptr;
+  StateSpace space = I.space;
+  const SymRef* sym = nullptr;
+  uint64_t symAddr = 0;
+  if (!I.addrFromReg) {
+    SymRef::Kind k = I.addrSym.kind;
+    if (k == SymRef::Kind::FrameParam || k == SymRef::Kind::CalleeParam || k == SymRef::Kind::CalleeRetval ||
+        k == SymRef::Kind::KernelParam) {
+      sym = &I.addrSym;
+    } else if (k != SymRef::Kind::None) {
+      StateSpace symSpace;
+      symAddr = symbolAddress(w, I.addrSym, I.addrOffset, symSpace);
+      if (space == StateSpace::Generic) space = symSpace;
+    } else {
+      symAddr = static_cast<uint64_t>(I.addrOffset);
+    }
+  }
+  const unsigned eb = I.elemBytes, total = eb * I.vec;
+  forLanes(exec, [&](int lane) {
+    uint64_t addr = base ? base[lane] + static_cast<uint64_t>(I.addrOffset) : symAddr;
+    const uint8_t* p = memory(w, I, space, addr, total, lane, false, false, sym);
+    for (unsigned k = 0; k < I.vec && k < I.ndst; ++k) {
+      uint64_t raw = 0;
+      std::memcpy(&raw, p + k * eb, eb);
+      f->slot(I.dst[k])[lane] = extendLoaded(raw, eb, I.t);
+    }
+  });
+}
+
+void CtaRunner::store(Warp& w, const DInst& I, uint32_t exec) {
+  Frame* f = w.stack.back().frame;
+  const uint64_t* base = I.addrFromReg ? f->slot(I.addrSlot) : nullptr;
+  StateSpace space = I.space;
+  const SymRef* sym = nullptr;
+  uint64_t symAddr = 0;
+  if (!I.addrFromReg) {
+    SymRef::Kind k = I.addrSym.kind;
+    if (k == SymRef::Kind::FrameParam || k == SymRef::Kind::CalleeParam || k == SymRef::Kind::CalleeRetval ||
+        k == SymRef::Kind::KernelParam) {
+      sym = &I.addrSym;
+    } else if (k != SymRef::Kind::None) {
+      StateSpace symSpace;
+      symAddr = symbolAddress(w, I.addrSym, I.addrOffset, symSpace);
+      if (space == StateSpace::Generic) space = symSpace;
+    } else {
+      symAddr = static_cast<uint64_t>(I.addrOffset);
+    }
+  }
+  const unsigned eb = I.elemBytes, total = eb * I.vec;
+  forLanes(exec, [&](int lane) {
+    uint64_t addr = base ? base[lane] + static_cast<uint64_t>(I.addrOffset) : symAddr;
+    uint8_t* p = memory(w, I, space, addr, total, lane, true, false, sym);
+    for (unsigned k = 0; k < I.vec && k < I.nsrc; ++k) {
+      uint64_t v = f->slot(I.src[k])[lane];
+      std::memcpy(p + k * eb, &v, eb);
+    }
+  });
+}
+
+void CtaRunner::atomic(Warp& w, const DInst& I, uint32_t exec) {
+  Frame* f = w.stack.back().frame;
+  const uint64_t* base = I.addrFromReg ? f->slot(I.addrSlot) : nullptr;
+  StateSpace space = I.space;
+  uint64_t symAddr = 0;
+  if (!I.addrFromReg && I.addrSym.kind != SymRef::Kind::None) {
+    StateSpace symSpace;
+    symAddr = symbolAddress(w, I.addrSym, I.addrOffset, symSpace);
+    if (space == StateSpace::Generic) space = symSpace;
+  }
+  const unsigned eb = I.elemBytes;
+  if (eb != 4 && eb != 8) faultAt(w, std::countr_zero(exec), I, "atomics on " + std::to_string(eb) + "-byte values are not supported");
+  const ScalarType t = I.t;
+  const unsigned bits = eb * 8;
+  const bool red = I.mode2 == 1;
+  const uint64_t* b = I.nsrc > 0 ? f->slot(I.src[0]) : nullptr;
+  const uint64_t* c = I.nsrc > 1 ? f->slot(I.src[1]) : nullptr;
+  uint64_t* d = red ? nullptr : f->slot(I.dst[0]);
+  auto combine = [&](uint64_t old, int lane) -> uint64_t {
+    uint64_t y = b[lane] & widthMask(bits);
+    switch (I.mode) {
+      case 1: return old & y;
+      case 2: return old | y;
+      case 3: return old ^ y;
+      case 4: return old == y ? (c[lane] & widthMask(bits)) : old;  // cas
+      case 5: return y;                                              // exch
+      case 6:                                                        // add
+        if (t == ScalarType::F32) {
+          // atom.add.f32 rounds to nearest and flushes subnormals to zero
+          float v = flushF(flushF(bitsFloat(static_cast<uint32_t>(old))) + flushF(bitsFloat(static_cast<uint32_t>(y))));
+          return floatBits(v);
+        }
+        if (t == ScalarType::F64) return doubleBits(bitsDouble(old) + bitsDouble(y));
+        return (old + y) & widthMask(bits);
+      case 7: return old >= y ? 0 : (old + 1) & widthMask(bits);                 // inc
+      case 8: return (old == 0 || old > y) ? y : (old - 1) & widthMask(bits);    // dec
+      case 9:
+      case 10: {
+        bool isMax = I.mode == 10;
+        if (t == ScalarType::F32 || t == ScalarType::F64) {
+          double x = readFloat(old, t), z = readFloat(y, t);
+          double m = floatMinMax(x, z, isMax, false);
+          return t == ScalarType::F32 ? floatBits(static_cast<float>(m)) : doubleBits(m);
+        }
+        if (isSignedT(t)) {
+          int64_t x = signExtend(old, bits), z = signExtend(y, bits);
+          return static_cast<uint64_t>(isMax ? std::max(x, z) : std::min(x, z)) & widthMask(bits);
+        }
+        return isMax ? std::max(old, y) : std::min(old, y);
+      }
+      default: return old;
+    }
+  };
+  forLanes(exec, [&](int lane) {
+    uint64_t addr = base ? base[lane] + static_cast<uint64_t>(I.addrOffset) : symAddr;
+    StateSpace sp = space;
+    uint8_t* p = memory(w, I, sp, addr, eb, lane, true, true, nullptr);
+    // Global memory is shared with CTAs running on other host threads.
+    bool isGlobal = space == StateSpace::Global ||
+                    (space == StateSpace::Generic && !(addr >= kConstWindow && addr < kCodeWindow));
+    uint64_t old = 0;
+    if (isGlobal) {
+      if (eb == 4) {
+        uint32_t* q = reinterpret_cast<uint32_t*>(p);
+        uint32_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(q, &o, static_cast<uint32_t>(combine(o, lane)), false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+        }
+        old = o;
+      } else {
+        uint64_t* q = reinterpret_cast<uint64_t*>(p);
+        uint64_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(q, &o, combine(o, lane), false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+        }
+        old = o;
+      }
+    } else {
+      std::memcpy(&old, p, eb);
+      uint64_t v = combine(old, lane);
+      std::memcpy(p, &v, eb);
+    }
+    if (d) d[lane] = extendLoaded(old, eb, t);
+  });
+}
+
+// ---- calls ------------------------------------------------------------------------------------
+
+void CtaRunner::call(Warp& w, const DInst& I, uint32_t exec) {
+  Frame* f = w.stack.back().frame;
+  const DCall& c = f->fn->calls[I.call];
+  ++w.stack.back().pc;  // the caller continues after the call once the callee is done
+  if (!exec) return;
+  if (c.builtinPrintf) {
+    printf(w, I, c, exec);
+    return;
+  }
+  if (c.builtinAssert) faultAt(w, std::countr_zero(exec), I, "assertion failed (__assertfail)");
+  std::vector<std::pair<uint32_t, uint32_t>> groups;  // (function index, lanes)
+  if (c.indirect) {
+    const uint64_t* t = f->slot(c.targetSlot);
+    forLanes(exec, [&](int lane) {
+      uint64_t a = t[lane];
+      uint64_t idx = (a - kCodeWindow) / 16;
+      if (a < kCodeWindow || (a - kCodeWindow) % 16 || idx >= L_.P.functions.size()) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "indirect call to 0x%llx, which is not the address of a function", static_cast<unsigned long long>(a));
+        faultAt(w, lane, I, buf);
+      }
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == idx; });
+      if (it == groups.end()) groups.emplace_back(static_cast<uint32_t>(idx), 1u << lane);
+      else it->second |= 1u << lane;
+    });
+  } else {
+    groups.emplace_back(static_cast<uint32_t>(c.callee), exec);
+  }
+  for (auto it = groups.rbegin(); it != groups.rend(); ++it) {
+    const DFunction& callee = L_.P.functions[it->first];
+    if (callee.paramSizes.size() != c.argOffsets.size() || callee.retSizes.size() < c.retOffsets.size())
+      faultAt(w, std::countr_zero(it->second), I, "call to '" + callee.name + "' with " + std::to_string(c.argOffsets.size()) +
+                                                     " argument(s); it takes " + std::to_string(callee.paramSizes.size()));
+    Frame* nf = newFrame(w, callee, f, &c);
+    push(w, StackEntry{nf, 0, kNoPc, it->second, false, -1});
+  }
+}
+
+void CtaRunner::printf(Warp& w, const DInst& I, const DCall& c, uint32_t exec) {
+  Frame* f = w.stack.back().frame;
+  if (c.argOffsets.empty()) faultAt(w, std::countr_zero(exec), I, "vprintf without a format");
+  forLanes(exec, [&](int lane) {
+    auto param = [&](uint64_t off) {
+      uint64_t v = 0;
+      std::memcpy(&v, f->params.data() + static_cast<size_t>(lane) * f->fn->paramBytes + off, 8);
+      return v;
+    };
+    auto readString = [&](uint64_t addr) {
+      std::string s;
+      for (uint64_t k = 0;; ++k) {
+        if (k > 65536) faultAt(w, lane, I, "printf string without an end");
+        const uint8_t* p = memory(w, I, StateSpace::Generic, addr + k, 1, lane, false, false, nullptr);
+        if (*p == 0) break;
+        s += static_cast<char>(*p);
+      }
+      return s;
+    };
+    std::string fmt = readString(param(c.argOffsets[0]));
+    std::vector<uint8_t> args;
+    if (c.argOffsets.size() > 1) {
+      uint64_t argsAddr = param(c.argOffsets[1]);
+      if (argsAddr) {
+        // The argument buffer is in local memory; read what the thread's frames hold from it.
+        uint64_t off = argsAddr >= kLocalWindow ? argsAddr - kLocalWindow : argsAddr;
+        uint64_t avail = off < w.localTop ? std::min<uint64_t>(w.localTop - off, 1024) : 0;
+        for (uint64_t k = 0; k < avail; ++k)
+          args.push_back(*memory(w, I, StateSpace::Local, off + k, 1, lane, false, false, nullptr));
+      }
+    }
+    std::string out, error;
+    if (!formatPrintf(fmt, args.data(), args.size(), readString, out, error)) faultAt(w, lane, I, error);
+    output += out;
+    if (!c.retOffsets.empty()) {
+      int32_t n = 0;
+      for (size_t k = 0; k + 1 < fmt.size(); ++k)
+        if (fmt[k] == '%') {
+          if (fmt[k + 1] == '%') ++k;
+          else ++n;
+        }
+      std::memcpy(f->params.data() + static_cast<size_t>(lane) * f->fn->paramBytes + c.retOffsets[0], &n, 4);
+    }
+  });
+}
+
+// ---- CTA barriers -----------------------------------------------------------------------------
+
+void CtaRunner::arriveBarrier(Warp& w, const DInst& I, uint32_t exec) {
+  StackEntry& e = w.stack.back();
+  Frame* f = e.frame;
+  if (!exec) {
+    ++e.pc;
+    return;
+  }
+  int first = std::countr_zero(exec);
+  const uint64_t* idv = f->slot(I.src[0]);
+  uint64_t id = idv[first] & 0xFFFFFFFFu;
+  forLanes(exec, [&](int lane) {
+    if ((idv[lane] & 0xFFFFFFFFu) != id) faultAt(w, lane, I, "lanes of one warp name different barriers");
+  });
+  if (id >= 16) faultAt(w, first, I, "barrier " + std::to_string(id) + " does not exist (0 to 15)");
+  const uint32_t live = w.live();
+  if (I.aligned && exec != live)
+    faultAt(w, first, I, "divergent aligned barrier: lanes " + laneList(exec) + " of warp " + std::to_string(w.index) +
+                             " reached it while lanes " + laneList(live & ~exec) + " are elsewhere (bar.sync and .aligned barriers need the whole warp)");
+  BarrierState& B = barriers_[id];
+  B.line = I.line;
+  const bool red = I.mode == 2;
+  uint32_t predSrc = 1;
+  if (I.hi) {  // a thread count
+    uint64_t count = f->slot(I.src[1])[first] & 0xFFFFFFFFu;
+    if (count == 0 || count % 32) faultAt(w, first, I, "barrier thread count " + std::to_string(count) + " is not a positive multiple of 32");
+    B.countWarps = static_cast<uint32_t>(count / 32);
+    predSrc = 2;
+  }
+  if (red) {
+    const uint64_t* pv = f->slot(I.src[predSrc]);
+    bool negate = (I.negMask >> predSrc) & 1;
+    forLanes(exec, [&](int lane) {
+      bool v = (pv[lane] & 1) != negate;
+      B.popc += v;
+      B.all = B.all && v;
+      B.any = B.any || v;
+    });
+    B.results.push_back({&w, f, I.dst[0], exec, I.mode2});
+  }
+  if (I.mode == 1) {  // arrive: count the warp once all its live lanes arrived, do not wait
+    w.arrived |= exec;
+    ++e.pc;
+    if ((w.arrived & live) == live) {
+      w.arrived = 0;
+      ++B.arrivedWarps;
+      checkBarrier(static_cast<uint32_t>(id));
+    }
+    return;
+  }
+  if (w.barrier >= 0 && w.barrier != static_cast<int32_t>(id))
+    faultAt(w, first, I, "lanes of warp " + std::to_string(w.index) + " wait at barriers " + std::to_string(w.barrier) + " and " +
+                             std::to_string(id) + " at once");
+  w.barrier = static_cast<int32_t>(id);
+  w.arrived |= exec;
+  ++e.pc;
+  e.parked = true;
+  e.barrier = static_cast<int8_t>(id);
+  if ((w.arrived & live) == live && !w.warpArrived) warpArrives(w);
+}
+
+void CtaRunner::warpArrives(Warp& w) {
+  w.warpArrived = true;
+  ++barriers_[w.barrier].arrivedWarps;
+  checkBarrier(static_cast<uint32_t>(w.barrier));
+}
+
+void CtaRunner::checkBarrier(uint32_t id) {
+  BarrierState& B = barriers_[id];
+  uint32_t expected = B.countWarps;
+  if (!expected)
+    for (const Warp& w : warps_) expected += w.live() != 0;
+  if (B.arrivedWarps == 0 || B.arrivedWarps < expected) return;
+  // Complete: write .red results, release the waiting warps, reset.
+  for (const auto& r : B.results) {
+    uint64_t v = r.mode == 0 ? B.popc : r.mode == 1 ? B.all : B.any;
+    uint64_t* d = r.frame->slot(r.slot);
+    forLanes(r.lanes, [&](int lane) { d[lane] = v; });
+  }
+  for (Warp& w : warps_) {
+    if (w.barrier != static_cast<int32_t>(id)) continue;
+    for (StackEntry& e : w.stack)
+      if (e.parked && e.barrier == static_cast<int8_t>(id)) {
+        e.parked = false;
+        e.barrier = -1;
+      }
+    w.barrier = -1;
+    w.arrived = 0;
+    w.warpArrived = false;
+  }
+  B = BarrierState{};
+  ++barrierEpoch_;
+}
+
+void CtaRunner::recheckBarriersAfterExit() {
+  for (Warp& w : warps_)
+    if (w.barrier >= 0 && !w.warpArrived && w.live() && (w.arrived & w.live()) == w.live()) warpArrives(w);
+  for (uint32_t id = 0; id < 16; ++id)
+    if (barriers_[id].arrivedWarps) checkBarrier(id);
+}
+
+// ---- warp-collective operations -----------------------------------------------------------------
+
+void CtaRunner::warpCollective(Warp& w, const DInst& I, uint32_t exec) {
+  Frame* f = w.stack.back().frame;
+  ++w.syncEpoch;
+  // The lanes a lane's collective operation combines: those of its membermask that execute the
+  // instruction with it (itself always included). Lanes named in the mask that are elsewhere
+  // (divergent or exited) do not take part.
+  auto group = [&](int lane, const uint64_t* mask) -> uint32_t {
+    return (mask ? exec & static_cast<uint32_t>(mask[lane]) : exec) | (1u << lane);
+  };
+  switch (I.op) {
+    case XOp::WarpSync: return;
+    case XOp::Activemask: {
+      uint64_t* d = f->slot(I.dst[0]);
+      forLanes(exec, [&](int lane) { d[lane] = exec; });
+      return;
+    }
+    case XOp::Shfl: {
+      uint64_t* d = f->slot(I.dst[0]);
+      uint64_t* p = I.ndst > 1 ? f->slot(I.dst[1]) : nullptr;
+      const uint64_t *a = f->slot(I.src[0]), *b = f->slot(I.src[1]), *c = f->slot(I.src[2]);
+      uint64_t src[32];
+      for (int k = 0; k < 32; ++k) src[k] = a[k] & 0xFFFFFFFFu;
+      forLanes(exec, [&](int lane) {
+        int bval = static_cast<int>(b[lane] & 31);
+        int cval = static_cast<int>(c[lane] & 31);
+        int segmask = static_cast<int>((c[lane] >> 8) & 31);
+        int maxLane = (lane & segmask) | (cval & ~segmask);
+        int minLane = lane & segmask;
+        int j = lane;
+        bool pval = false;
+        switch (I.mode) {
+          case 0: j = lane - bval; pval = j >= maxLane; break;
+          case 1: j = lane + bval; pval = j <= maxLane; break;
+          case 2: j = lane ^ bval; pval = j <= maxLane; break;
+          case 3: j = minLane | (bval & ~segmask); pval = j <= maxLane; break;
+        }
+        if (!pval) j = lane;
+        d[lane] = src[j & 31];
+        if (p) p[lane] = pval;
+      });
+      return;
+    }
+    case XOp::Vote: {
+      uint64_t* d = f->slot(I.dst[0]);
+      const uint64_t* a = f->slot(I.src[0]);
+      const uint64_t* m = I.nsrc > 1 ? f->slot(I.src[1]) : nullptr;
+      bool negate = I.negMask & 1;
+      uint32_t ballot = 0;
+      forLanes(exec, [&](int lane) { ballot |= static_cast<uint32_t>(((a[lane] & 1) != 0) != negate) << lane; });
+      forLanes(exec, [&](int lane) {
+        uint32_t g = group(lane, m), b = ballot & g;
+        switch (I.mode) {
+          case 0: d[lane] = b == g; break;
+          case 1: d[lane] = b != 0; break;
+          case 2: d[lane] = b == 0 || b == g; break;
+          default: d[lane] = b; break;
+        }
+      });
+      return;
+    }
+    case XOp::Match: {
+      uint64_t* d = f->slot(I.dst[0]);
+      uint64_t* p = I.ndst > 1 ? f->slot(I.dst[1]) : nullptr;
+      const uint64_t* a = f->slot(I.src[0]);
+      const uint64_t* mm = f->slot(I.src[1]);
+      uint64_t m = widthMask(typeBits(I.t));
+      forLanes(exec, [&](int lane) {
+        uint32_t g = group(lane, mm), same = 0;
+        forLanes(g, [&](int o) { same |= static_cast<uint32_t>((a[o] & m) == (a[lane] & m)) << o; });
+        if (I.mode == 0) {
+          d[lane] = same;
+        } else {
+          d[lane] = same == g ? g : 0;
+          if (p) p[lane] = same == g;
+        }
+      });
+      return;
+    }
+    case XOp::Redux: {
+      uint64_t* d = f->slot(I.dst[0]);
+      const uint64_t* a = f->slot(I.src[0]);
+      const uint64_t* mm = f->slot(I.src[1]);
+      bool sg = isSignedT(I.t);
+      forLanes(exec, [&](int lane) {
+        uint32_t g = group(lane, mm);
+        int first = std::countr_zero(g);
+        uint64_t acc = a[first] & 0xFFFFFFFFu;
+        forLanes(g & ~(1u << first), [&](int o) {
+          uint64_t x = a[o] & 0xFFFFFFFFu;
+          switch (I.mode) {
+            case 0: acc = (acc + x) & 0xFFFFFFFFu; break;
+            case 1: acc = sg ? (signExtend(x, 32) < signExtend(acc, 32) ? x : acc) : std::min(acc, x); break;
+            case 2: acc = sg ? (signExtend(x, 32) > signExtend(acc, 32) ? x : acc) : std::max(acc, x); break;
+            case 3: acc &= x; break;
+            case 4: acc |= x; break;
+            case 5: acc ^= x; break;
+          }
+        });
+        d[lane] = acc;
+      });
+      return;
+    }
+    default: return;
+  }
+}
+
+}  // namespace ptxopt::emu

@@ -1,0 +1,176 @@
+// The classes behind a launch: Launch (memory, parameters, results) and CtaRunner (one CTA:
+// warps, reconvergence stacks, barriers, instruction semantics). Internal to src/emu.
+#pragma once
+
+#include <map>
+#include <random>
+#include <tuple>
+#include <unordered_map>
+
+#include "Machine.h"
+
+namespace ptxopt::emu {
+
+inline uint32_t popc(uint32_t m) { return static_cast<uint32_t>(std::popcount(m)); }
+
+template <typename F>
+inline void forLanes(uint32_t mask, F&& f) {
+  while (mask) {
+    int lane = std::countr_zero(mask);
+    f(lane);
+    mask &= mask - 1;
+  }
+}
+
+inline std::string laneList(uint32_t mask) {
+  std::string out;
+  int lane = 0;
+  while (lane < 32) {
+    if (!((mask >> lane) & 1)) {
+      ++lane;
+      continue;
+    }
+    int end = lane;
+    while (end + 1 < 32 && ((mask >> (end + 1)) & 1)) ++end;
+    if (!out.empty()) out += ",";
+    out += std::to_string(lane);
+    if (end > lane) out += "-" + std::to_string(end);
+    lane = end + 1;
+  }
+  return out.empty() ? "none" : out;
+}
+
+// Race detection: the last write and the last read of each byte.
+struct Access {
+  uint32_t thread = UINT32_MAX;  // CTA-linear thread, or a global thread id for global memory
+  uint32_t cta = 0;
+  uint32_t line = 0;
+  uint64_t epoch = 0;            // CTA barrier epoch
+  uint64_t warpEpoch = 0;        // warp synchronizations of the thread's warp
+  uint32_t warp = 0;
+  bool atomic = false;
+  bool valid = false;
+};
+struct Shadow {
+  Access write, read;
+};
+
+// ---- one launch -----------------------------------------------------------------------------
+
+class Launch;
+
+class CtaRunner {
+ public:
+  CtaRunner(Launch& l, uint32_t linear);
+  void run();
+
+  Metrics metrics;
+  std::string output;
+  std::string fault;
+
+ private:
+  friend class Launch;
+  enum class Step { Progress, Blocked, Done };
+
+  Step step(Warp& w, uint64_t quantum);
+  void execute(Warp& w, const DInst& I);
+  void advance(Warp& w) { ++w.stack.back().pc; }
+
+  // Frames and the reconvergence stack.
+  Frame* newFrame(Warp& w, const DFunction& fn, Frame* caller, const DCall* call);
+  void push(Warp& w, const StackEntry& e);
+  void popTop(Warp& w);
+  void releaseFrame(Warp& w, Frame* f);
+  void diverge(Warp& w, std::vector<std::pair<uint32_t, uint32_t>>& paths, uint32_t rpc);
+  bool rotate(Warp& w);
+  void removeLanes(Warp& w, uint32_t lanes, const Frame* onlyFrame);
+
+  // Barriers.
+  void arriveBarrier(Warp& w, const DInst& I, uint32_t exec);
+  void warpArrives(Warp& w);
+  void checkBarrier(uint32_t id);
+  void recheckBarriersAfterExit();
+
+  // Memory.
+  uint64_t symbolAddress(Warp& w, const SymRef& s, int64_t offset, StateSpace& space);
+  uint8_t* memory(Warp& w, const DInst& I, StateSpace space, uint64_t addr, uint64_t size, int lane, bool write, bool atomic,
+                  const SymRef* sym);
+  void recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t addr, uint64_t size, int lane, bool write, bool atomic);
+  uint64_t generic(StateSpace s, uint64_t addr) const;
+
+  // Instructions.
+  void intArith(Warp& w, const DInst& I, uint32_t exec);
+  void bitOp(Warp& w, const DInst& I, uint32_t exec);
+  void floatArith(Warp& w, const DInst& I, uint32_t exec);
+  void halfArith(Warp& w, const DInst& I, uint32_t exec);
+  void setp(Warp& w, const DInst& I, uint32_t exec);
+  void cvt(Warp& w, const DInst& I, uint32_t exec);
+  void load(Warp& w, const DInst& I, uint32_t exec);
+  void store(Warp& w, const DInst& I, uint32_t exec);
+  void atomic(Warp& w, const DInst& I, uint32_t exec);
+  void call(Warp& w, const DInst& I, uint32_t exec);
+  void printf(Warp& w, const DInst& I, const DCall& c, uint32_t exec);
+  void warpCollective(Warp& w, const DInst& I, uint32_t exec);
+
+  [[noreturn]] void faultAt(const Warp& w, int lane, const DInst& I, const std::string& what);
+  std::string describeInstruction(const DInst& I) const;
+  std::string threadName(const Warp& w, int lane) const;
+
+  Launch& L_;
+  uint32_t linear_;
+  uint32_t ctaid_[3];
+  std::vector<Warp> warps_;
+  std::vector<uint8_t> shared_;
+  std::vector<std::vector<uint8_t>> local_;  // per CTA-linear thread
+  struct BarrierState {
+    uint32_t arrivedWarps = 0;
+    uint32_t countWarps = 0;  // from the thread-count operand; 0 = every warp with live lanes
+    uint32_t line = 0;
+    uint32_t popc = 0;
+    bool all = true, any = false;
+    struct Result {
+      Warp* warp;
+      Frame* frame;
+      uint32_t slot;
+      uint32_t lanes;
+      uint8_t mode;
+    };
+    std::vector<Result> results;
+  };
+  BarrierState barriers_[16];
+  uint64_t barrierEpoch_ = 0;
+  std::unordered_map<uint64_t, Shadow> sharedShadow_;
+  std::mt19937_64 rng_;
+  uint64_t executed_ = 0;
+};
+
+class Launch {
+ public:
+  Launch(const Program& p, const LaunchSpec& spec, const RunOptions& opts) : P(p), spec(spec), opts(opts) {}
+
+  bool prepare(std::string& error);
+  void runAll(RunResult& result);
+
+  const Program& P;
+  const LaunchSpec& spec;
+  RunOptions opts;
+  const DFunction* kernel = nullptr;
+  GlobalMemory global;
+  std::vector<uint64_t> globalVarAddr;
+  std::vector<uint64_t> bufferAddr;   // by spec parameter (buffers only)
+  std::vector<uint8_t> kernelParams;
+  uint32_t threadsPerCta = 0;
+  uint32_t warpsPerCta = 0;
+  uint64_t totalCtas = 0;
+  std::atomic<uint64_t> instructions{0};
+  std::atomic<bool> stop{false};
+  std::mutex raceMutex;
+  std::unordered_map<uint64_t, Shadow> globalShadow;
+  std::map<std::tuple<std::string, uint32_t, uint32_t, std::string, std::string>, RaceReport> races;
+
+  void reportRace(const std::string& space, const Access& a, const Access& b, const std::string& kindA,
+                  const std::string& kindB, const std::string& where);
+};
+
+
+}  // namespace ptxopt::emu

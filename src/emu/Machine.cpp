@@ -1,0 +1,719 @@
+// The emulator proper: launches, CTAs, warps with reconvergence stacks, memory, barriers,
+// calls and every instruction's semantics.
+#include "Cta.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "Printf.h"
+#include "Semantics.h"
+#include "ptxopt/ptx/Printer.h"
+
+namespace ptxopt::emu {
+
+void writeVariableInitializer(const Variable& v, uint8_t* out, uint64_t size);
+
+void Metrics::add(const Metrics& o) {
+  warpInstructions += o.warpInstructions;
+  threadInstructions += o.threadInstructions;
+  branches += o.branches;
+  divergentBranches += o.divergentBranches;
+  barriers += o.barriers;
+  maxReconvergenceDepth = std::max(maxReconvergenceDepth, o.maxReconvergenceDepth);
+  for (const auto& [line, m] : o.perLine) {
+    LineMetrics& d = perLine[line];
+    d.warpInstructions += m.warpInstructions;
+    d.threadInstructions += m.threadInstructions;
+    d.branches += m.branches;
+    d.divergentBranches += m.divergentBranches;
+  }
+}
+
+// ---- global memory ------------------------------------------------------------------------
+
+uint64_t GlobalMemory::allocate(uint64_t size, uint64_t align, std::string name) {
+  align = std::max<uint64_t>(align, 256);
+  uint64_t base = (next_ + align - 1) / align * align;
+  Allocation a;
+  a.base = base;
+  a.size = size;
+  a.name = std::move(name);
+  a.bytes.reset(new uint8_t[std::max<uint64_t>(size, 1)]());
+  allocs_.push_back(std::move(a));
+  next_ = base + size + 256;  // a gap catches small overruns
+  return base;
+}
+
+uint8_t* GlobalMemory::find(uint64_t addr, uint64_t size) const {
+  auto it = std::upper_bound(allocs_.begin(), allocs_.end(), addr, [](uint64_t v, const Allocation& a) { return v < a.base; });
+  if (it == allocs_.begin()) return nullptr;
+  --it;
+  if (addr < it->base || addr + size > it->base + it->size || addr + size < addr) return nullptr;
+  return it->bytes.get() + (addr - it->base);
+}
+
+const GlobalMemory::Allocation* GlobalMemory::allocationAt(uint64_t base) const {
+  for (const Allocation& a : allocs_)
+    if (a.base == base) return &a;
+  return nullptr;
+}
+
+std::string GlobalMemory::describe(uint64_t addr) const {
+  const Allocation* best = nullptr;
+  for (const Allocation& a : allocs_)
+    if (a.base <= addr) best = &a;
+  char buf[160];
+  if (!best) {
+    std::snprintf(buf, sizeof buf, "0x%llx is below every global allocation", static_cast<unsigned long long>(addr));
+  } else if (addr >= best->base + best->size) {
+    std::snprintf(buf, sizeof buf, "0x%llx is %llu byte(s) past the end of '%s' (%llu bytes at 0x%llx)",
+                  static_cast<unsigned long long>(addr), static_cast<unsigned long long>(addr - best->base - best->size),
+                  best->name.c_str(), static_cast<unsigned long long>(best->size), static_cast<unsigned long long>(best->base));
+  } else {
+    std::snprintf(buf, sizeof buf, "0x%llx is inside '%s' but the access runs past its end", static_cast<unsigned long long>(addr),
+                  best->name.c_str());
+  }
+  return buf;
+}
+
+// ---- launch preparation ---------------------------------------------------------------------
+
+bool Launch::prepare(std::string& error) {
+  // The kernel.
+  std::vector<const DFunction*> entries;
+  for (const DFunction& f : P.functions)
+    if (f.ir->isEntry) entries.push_back(&f);
+  if (spec.kernel.empty()) {
+    if (entries.size() != 1) {
+      error = spec.path + ": kernel: the module has " + std::to_string(entries.size()) +
+              " kernels; name one in the spec's \"kernel\" field";
+      return false;
+    }
+    kernel = entries[0];
+  } else {
+    for (const DFunction* f : entries)
+      if (f->name == spec.kernel) kernel = f;
+    if (!kernel) {
+      error = spec.path + ": kernel: no .entry named '" + spec.kernel + "' in the module";
+      return false;
+    }
+  }
+  const Function& fn = *kernel->ir;
+  if (spec.params.size() != fn.params.size()) {
+    error = spec.path + ": params: the spec lists " + std::to_string(spec.params.size()) + " parameter(s), kernel '" +
+            kernel->name + "' takes " + std::to_string(fn.params.size());
+    return false;
+  }
+  threadsPerCta = spec.block[0] * spec.block[1] * spec.block[2];
+  warpsPerCta = (threadsPerCta + 31) / 32;
+  totalCtas = uint64_t(spec.grid[0]) * spec.grid[1] * spec.grid[2];
+
+  // Module variables.
+  for (const DGlobal& g : P.globals) globalVarAddr.push_back(global.allocate(g.size, g.align, g.name));
+  for (size_t k = 0; k < P.globals.size(); ++k) {
+    const DGlobal& g = P.globals[k];
+    if (!g.var->hasInit) continue;
+    uint8_t* bytes = global.find(globalVarAddr[k], g.size);
+    writeVariableInitializer(*g.var, bytes, g.size);
+    // Addresses in initializers: symbol and generic(symbol) items.
+    uint64_t elem = std::max<uint64_t>(1, typeBits(g.var->type) / 8), pos = 0;
+    for (const InitItem& it : g.var->init) {
+      if (it.kind == InitItem::Kind::Open || it.kind == InitItem::Kind::Close) continue;
+      if (it.kind == InitItem::Kind::Symbol || it.kind == InitItem::Kind::Generic) {
+        std::string name(P.module->str(it.id));
+        uint64_t addr = 0;
+        bool found = false;
+        for (size_t j = 0; j < P.globals.size(); ++j)
+          if (P.globals[j].name == name) {
+            addr = globalVarAddr[j];
+            found = true;
+          }
+        auto fi = P.functionIndex.find(name);
+        if (!found && fi != P.functionIndex.end()) {
+          addr = kCodeWindow + 16 * fi->second;
+          found = true;
+        }
+        if (!found) {
+          error = "variable '" + g.name + "': its initializer names '" + name + "', which is not a global variable or function";
+          return false;
+        }
+        addr += static_cast<uint64_t>(it.value);
+        if (pos + elem <= g.size) std::memcpy(bytes + pos, &addr, std::min<uint64_t>(elem, 8));
+      }
+      pos += elem;
+    }
+  }
+
+  // Parameters.
+  for (size_t k = 0; k < spec.params.size(); ++k) {
+    const ParamSpec& p = spec.params[k];
+    const Variable& v = fn.params[k];
+    uint64_t size = v.sizeInBytes(), off = kernel->paramOffsets[k];
+    if (kernelParams.size() < off + size) kernelParams.resize(off + size, 0);
+    std::string field = spec.path + ": params[" + std::to_string(k) + "] (" + p.name + ")";
+    switch (p.kind) {
+      case ParamSpec::Kind::Buffer: {
+        if (size != 8) {
+          error = field + ": a buffer needs a 64-bit pointer parameter, the kernel's is " + std::to_string(size) + " bytes";
+          return false;
+        }
+        std::vector<uint8_t> init;
+        std::string e;
+        if (!initialBufferContents(p, init, e)) {
+          error = spec.path + ": " + e;
+          return false;
+        }
+        uint64_t addr = global.allocate(init.size(), 256, p.name);
+        if (!init.empty()) std::memcpy(global.find(addr, init.size()), init.data(), init.size());
+        bufferAddr.push_back(addr);
+        std::memcpy(kernelParams.data() + off, &addr, 8);
+        break;
+      }
+      case ParamSpec::Kind::Scalar: {
+        if (elemBytes(p.type) != size) {
+          error = field + ": a " + elemTypeName(p.type) + " value for a " + std::to_string(size) + "-byte parameter";
+          return false;
+        }
+        std::string e;
+        if (!encodeNumber(p.value, p.type, kernelParams.data() + off, e)) {
+          error = field + ".value: " + e;
+          return false;
+        }
+        bufferAddr.push_back(0);
+        break;
+      }
+      case ParamSpec::Kind::Bytes:
+        if (p.bytes.size() != size) {
+          error = field + ".bytes: " + std::to_string(p.bytes.size()) + " bytes for a " + std::to_string(size) + "-byte parameter";
+          return false;
+        }
+        std::memcpy(kernelParams.data() + off, p.bytes.data(), size);
+        bufferAddr.push_back(0);
+        break;
+    }
+  }
+  return true;
+}
+
+void Launch::reportRace(const std::string& space, const Access& a, const Access& b, const std::string& kindA,
+                        const std::string& kindB, const std::string& where) {
+  uint32_t la = std::min(a.line, b.line), lb = std::max(a.line, b.line);
+  auto key = std::make_tuple(space, la, lb, a.line <= b.line ? kindA : kindB, a.line <= b.line ? kindB : kindA);
+  auto it = races.find(key);
+  if (it != races.end()) {
+    ++it->second.occurrences;
+    return;
+  }
+  RaceReport r;
+  r.space = space;
+  r.lineA = a.line;
+  r.lineB = b.line;
+  r.kindA = kindA;
+  r.kindB = kindB;
+  r.occurrences = 1;
+  r.description = "race on " + space + " memory " + where + ": " + kindA + " at " + P.fileName + ":" + std::to_string(a.line) +
+                  " by thread " + std::to_string(a.thread) + " of CTA " + std::to_string(a.cta) + ", " + kindB + " at " +
+                  P.fileName + ":" + std::to_string(b.line) + " by thread " + std::to_string(b.thread) + " of CTA " +
+                  std::to_string(b.cta) + ", with no barrier between them";
+  races.emplace(key, std::move(r));
+}
+
+void Launch::runAll(RunResult& result) {
+  std::vector<std::unique_ptr<CtaRunner>> done(totalCtas);
+  unsigned jobs = opts.checkRaces ? 1 : std::max(1u, std::min<unsigned>(opts.jobs, static_cast<unsigned>(std::min<uint64_t>(totalCtas, 256))));
+  std::atomic<uint64_t> next{0};
+  auto worker = [&] {
+    for (uint64_t c = next++; c < totalCtas && !stop; c = next++) {
+      auto runner = std::make_unique<CtaRunner>(*this, static_cast<uint32_t>(c));
+      runner->run();
+      if (!runner->fault.empty()) stop = true;
+      done[c] = std::move(runner);
+    }
+  };
+  if (jobs == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> threads;
+    for (unsigned t = 0; t < jobs; ++t) threads.emplace_back(worker);
+    for (std::thread& t : threads) t.join();
+  }
+  // Results in CTA order; the first fault (in CTA order) is the one reported.
+  for (auto& r : done) {
+    if (!r) continue;
+    result.metrics.add(r->metrics);
+    result.stdoutText += r->output;
+    if (!r->fault.empty() && result.fault.empty()) result.fault = r->fault;
+  }
+  for (auto& [key, race] : races) result.races.push_back(race);
+  for (size_t k = 0; k < spec.params.size(); ++k) {
+    const ParamSpec& p = spec.params[k];
+    if (p.kind != ParamSpec::Kind::Buffer) continue;
+    BufferResult b;
+    b.name = p.name;
+    b.type = p.type;
+    uint64_t size = p.count * elemBytes(p.type);
+    b.bytes.assign(size, 0);
+    if (size) std::memcpy(b.bytes.data(), global.find(bufferAddr[k], size), size);
+    result.buffers.push_back(std::move(b));
+  }
+}
+
+// ---- CTAs and warps -------------------------------------------------------------------------
+
+CtaRunner::CtaRunner(Launch& l, uint32_t linear) : L_(l), linear_(linear), rng_(l.opts.seed * 0x9E3779B97F4A7C15ull + linear) {
+  const LaunchSpec& s = l.spec;
+  ctaid_[0] = linear % s.grid[0];
+  ctaid_[1] = (linear / s.grid[0]) % s.grid[1];
+  ctaid_[2] = linear / (s.grid[0] * s.grid[1]);
+}
+
+std::string CtaRunner::threadName(const Warp& w, int lane) const {
+  return "(" + std::to_string(w.tid[0][lane]) + "," + std::to_string(w.tid[1][lane]) + "," + std::to_string(w.tid[2][lane]) + ")";
+}
+
+std::string CtaRunner::describeInstruction(const DInst& I) const {
+  if (!I.ir) return "(end of function)";
+  const Function& f = *I.ir->parent()->parent();
+  return printInstruction(f, *I.ir);
+}
+
+void CtaRunner::faultAt(const Warp& w, int lane, const DInst& I, const std::string& what) {
+  std::string msg = L_.P.fileName + ":" + std::to_string(I.line) + ": " + what + "\n  in kernel '" + L_.kernel->name + "', CTA (" +
+                    std::to_string(ctaid_[0]) + "," + std::to_string(ctaid_[1]) + "," + std::to_string(ctaid_[2]) + ")";
+  if (lane >= 0) msg += ", thread " + threadName(w, lane) + " (warp " + std::to_string(w.index) + ", lane " + std::to_string(lane) + ")";
+  msg += "\n  instruction: " + describeInstruction(I);
+  throw KernelFault{msg};
+}
+
+Frame* CtaRunner::newFrame(Warp& w, const DFunction& fn, Frame* caller, const DCall* call) {
+  auto f = std::make_unique<Frame>();
+  f->fn = &fn;
+  f->caller = caller;
+  f->call = call;
+  f->regs.assign(static_cast<size_t>(fn.numSlots) * 32, 0);
+  for (size_t k = 0; k < fn.constValues.size(); ++k) {
+    uint64_t* s = f->slot(fn.numRegs + static_cast<uint32_t>(k));
+    for (int lane = 0; lane < 32; ++lane) s[lane] = fn.constValues[k];
+  }
+  const LaunchSpec& sp = L_.spec;
+  for (const auto& sr : fn.specials) {
+    uint64_t* s = f->slot(sr.slot);
+    auto comp = [&](const uint32_t* xyz) { return sr.comp == Component::Y ? xyz[1] : sr.comp == Component::Z ? xyz[2] : xyz[0]; };
+    for (int lane = 0; lane < 32; ++lane) {
+      uint64_t v = 0;
+      uint32_t tidv[3] = {w.tid[0][lane], w.tid[1][lane], w.tid[2][lane]};
+      switch (sr.reg) {
+        case SpecialReg::Tid: v = comp(tidv); break;
+        case SpecialReg::Ntid: v = comp(sp.block.data()); break;
+        case SpecialReg::Ctaid: v = comp(ctaid_); break;
+        case SpecialReg::Nctaid: v = comp(sp.grid.data()); break;
+        case SpecialReg::Laneid: v = static_cast<uint64_t>(lane); break;
+        case SpecialReg::Warpid: v = w.index; break;
+        case SpecialReg::Nwarpid: v = L_.warpsPerCta; break;
+        case SpecialReg::LanemaskEq: v = uint64_t(1) << lane; break;
+        case SpecialReg::LanemaskLt: v = (uint64_t(1) << lane) - 1; break;
+        case SpecialReg::LanemaskLe: v = (uint64_t(2) << lane) - 1; break;
+        case SpecialReg::LanemaskGt: v = ~((uint64_t(2) << lane) - 1) & 0xFFFFFFFFu; break;
+        case SpecialReg::LanemaskGe: v = ~((uint64_t(1) << lane) - 1) & 0xFFFFFFFFu; break;
+        case SpecialReg::DynamicSmemSize: v = sp.dynamicSharedBytes; break;
+        case SpecialReg::TotalSmemSize:
+        case SpecialReg::AggrSmemSize: v = L_.P.dynamicSharedOffset + sp.dynamicSharedBytes; break;
+        case SpecialReg::Nsmid: v = 1; break;
+        case SpecialReg::Clusterid: v = comp(ctaid_); break;
+        case SpecialReg::Nclusterid: v = comp(sp.grid.data()); break;
+        case SpecialReg::ClusterNctaid: v = 1; break;
+        case SpecialReg::ClusterNctarank: v = 1; break;
+        default: v = 0; break;  // %smid, %gridid, %envreg*, %pm*, %cluster_ctaid, ... are 0
+      }
+      s[lane] = v;
+    }
+  }
+  f->params.assign(fn.paramBytes * 32, 0);
+  f->localBase = (w.localTop + 15) / 16 * 16;
+  f->localEnd = f->localBase + fn.localBytes;
+  w.localTop = f->localEnd;
+  if (w.frames.size() > 4096) {
+    throw KernelFault{L_.P.fileName + ": call stack deeper than 4096 frames in kernel '" + L_.kernel->name + "'"};
+  }
+  w.frames.push_back(std::move(f));
+  return w.frames.back().get();
+}
+
+void CtaRunner::push(Warp& w, const StackEntry& e) {
+  w.stack.push_back(e);
+  ++e.frame->refs;
+  metrics.maxReconvergenceDepth = std::max(metrics.maxReconvergenceDepth, static_cast<uint32_t>(w.stack.size()));
+}
+
+void CtaRunner::releaseFrame(Warp& w, Frame* f) {
+  if (f->localEnd == w.localTop) w.localTop = f->localBase;
+  for (size_t k = 0; k < w.frames.size(); ++k)
+    if (w.frames[k].get() == f) {
+      w.frames.erase(w.frames.begin() + static_cast<long>(k));
+      return;
+    }
+}
+
+void CtaRunner::popTop(Warp& w) {
+  Frame* f = w.stack.back().frame;
+  w.stack.pop_back();
+  if (--f->refs == 0) releaseFrame(w, f);
+}
+
+void CtaRunner::diverge(Warp& w, std::vector<std::pair<uint32_t, uint32_t>>& paths, uint32_t rpc) {
+  StackEntry cur = w.stack.back();
+  w.stack.pop_back();
+  Frame* f = cur.frame;
+  --f->refs;  // the entries below take over
+  if (rpc != cur.rpc) push(w, StackEntry{f, rpc, cur.rpc, cur.mask, false, -1});
+  // The first path runs first: push it last.
+  for (auto it = paths.rbegin(); it != paths.rend(); ++it) push(w, StackEntry{f, it->first, rpc, it->second, false, -1});
+  if (f->refs == 0) releaseFrame(w, f);
+}
+
+void CtaRunner::removeLanes(Warp& w, uint32_t lanes, const Frame* onlyFrame) {
+  for (StackEntry& e : w.stack)
+    if (!onlyFrame || e.frame == onlyFrame) e.mask &= ~lanes;
+}
+
+// The top entry waits at a barrier: run another entry of the warp that may. An entry may run
+// when it is not waiting itself and none of its lanes is also in an entry above it: lanes above
+// are on their way to it (a reconvergence point) or inside a call it made.
+bool CtaRunner::rotate(Warp& w) {
+  uint32_t above = 0;
+  for (size_t k = w.stack.size(); k-- > 0;) {
+    const StackEntry& e = w.stack[k];
+    if (!e.parked && e.mask && !(e.mask & above)) {
+      StackEntry moved = e;
+      w.stack.erase(w.stack.begin() + static_cast<long>(k));
+      w.stack.push_back(moved);
+      return true;
+    }
+    above |= e.mask;
+  }
+  return false;
+}
+
+void CtaRunner::run() {
+  const Launch& L = L_;
+  warps_.resize(L.warpsPerCta);
+  shared_.assign(L.P.dynamicSharedOffset + L.spec.dynamicSharedBytes, 0);
+  local_.assign(L.threadsPerCta, {});
+  const auto& b = L.spec.block;
+  for (uint32_t wi = 0; wi < L.warpsPerCta; ++wi) {
+    Warp& w = warps_[wi];
+    w.index = wi;
+    for (int lane = 0; lane < 32; ++lane) {
+      uint32_t t = wi * 32 + static_cast<uint32_t>(lane);
+      if (t < L.threadsPerCta) w.valid |= 1u << lane;
+      w.tid[0][lane] = t % b[0];
+      w.tid[1][lane] = (t / b[0]) % b[1];
+      w.tid[2][lane] = t / (b[0] * b[1]);
+    }
+  }
+  try {
+    for (Warp& w : warps_) {
+      Frame* kf = newFrame(w, *L.kernel, nullptr, nullptr);
+      push(w, StackEntry{kf, 0, kNoPc, w.valid, false, -1});
+    }
+    // Round robin (or random order and slices) over the warps until all are done.
+    const bool random = L.opts.schedule == RunOptions::Schedule::Random;
+    for (;;) {
+      if (L_.stop) return;
+      bool progress = false, allDone = true;
+      std::vector<uint32_t> order(warps_.size());
+      for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
+      if (random) std::shuffle(order.begin(), order.end(), rng_);
+      for (uint32_t k : order) {
+        Warp& w = warps_[k];
+        if (w.done) continue;
+        uint64_t quantum = random ? 1 + rng_() % 32 : 256;
+        Step s = step(w, quantum);
+        if (s != Step::Done) allDone = false;
+        if (s == Step::Progress) progress = true;
+        if (s == Step::Done) progress = true;
+      }
+      if (allDone) break;
+      if (!progress) {
+        // Every live warp waits at a barrier that cannot complete.
+        std::string msg = L.P.fileName + ":" + std::to_string(0) + ": barrier deadlock in kernel '" + L.kernel->name + "', CTA (" +
+                          std::to_string(ctaid_[0]) + "," + std::to_string(ctaid_[1]) + "," + std::to_string(ctaid_[2]) + ")";
+        uint32_t line = 0;
+        for (const Warp& w : warps_) {
+          if (w.done) {
+            msg += "\n  warp " + std::to_string(w.index) + " has finished";
+            continue;
+          }
+          uint32_t waiting = 0;
+          int bar = -1;
+          for (const StackEntry& e : w.stack)
+            if (e.parked) {
+              waiting |= e.mask;
+              bar = e.barrier;
+            }
+          if (bar >= 0) {
+            line = barriers_[bar].line;
+            msg += "\n  warp " + std::to_string(w.index) + " lanes " + laneList(waiting) + " wait at barrier " + std::to_string(bar) +
+                   " (line " + std::to_string(barriers_[bar].line) + ")";
+            uint32_t others = w.live() & ~waiting;
+            if (others) msg += "; lanes " + laneList(others) + " of the same warp never arrive";
+          }
+        }
+        if (line) msg.replace(msg.find(":0:"), 3, ":" + std::to_string(line) + ":");
+        throw KernelFault{msg};
+      }
+    }
+  } catch (const KernelFault& f) {
+    fault = f.message;
+  }
+}
+
+CtaRunner::Step CtaRunner::step(Warp& w, uint64_t quantum) {
+  bool progressed = false;
+  while (quantum--) {
+    if (w.stack.empty()) {
+      w.done = true;
+      return Step::Done;
+    }
+    StackEntry& e = w.stack.back();
+    e.mask &= ~w.exited;
+    if (e.mask == 0) {
+      popTop(w);
+      continue;
+    }
+    if (e.parked) {
+      if (!rotate(w)) return progressed ? Step::Progress : Step::Blocked;
+      continue;
+    }
+    if (e.pc == e.rpc) {
+      popTop(w);
+      continue;
+    }
+    const DFunction& fn = *e.frame->fn;
+    if (e.pc >= fn.code.size()) {
+      DInst dummy;
+      dummy.line = fn.code.empty() ? 0 : fn.code.back().line;
+      faultAt(w, std::countr_zero(e.mask), dummy, "control reached no instruction (pc " + std::to_string(e.pc) + ")");
+    }
+    execute(w, fn.code[e.pc]);
+    progressed = true;
+    if (++executed_ % 4096 == 0) {
+      uint64_t total = L_.instructions.fetch_add(4096) + 4096;
+      if (total > L_.opts.maxInstructions)
+        faultAt(w, -1, fn.code[std::min<size_t>(w.stack.empty() ? 0 : w.stack.back().pc, fn.code.size() - 1)],
+                "runaway: more than " + std::to_string(L_.opts.maxInstructions) + " warp instructions (--max-instructions)");
+    }
+  }
+  return Step::Progress;
+}
+
+// ---- memory ---------------------------------------------------------------------------------
+
+uint64_t CtaRunner::generic(StateSpace s, uint64_t addr) const {
+  switch (s) {
+    case StateSpace::Const: return kConstWindow + addr;
+    case StateSpace::Shared:
+    case StateSpace::SharedCta:
+    case StateSpace::SharedCluster: return kSharedWindow + addr;
+    case StateSpace::Local: return kLocalWindow + addr;
+    case StateSpace::Param:
+    case StateSpace::ParamEntry: return kParamWindow + addr;
+    default: return addr;
+  }
+}
+
+uint64_t CtaRunner::symbolAddress(Warp& w, const SymRef& s, int64_t offset, StateSpace& space) {
+  uint64_t off = static_cast<uint64_t>(offset) + s.offset;
+  switch (s.kind) {
+    case SymRef::Kind::GlobalVar: space = StateSpace::Global; return L_.globalVarAddr[s.index] + static_cast<uint64_t>(offset);
+    case SymRef::Kind::ConstVar: space = StateSpace::Const; return off;
+    case SymRef::Kind::SharedVar:
+      space = StateSpace::Shared;
+      return s.index == 1 ? L_.P.dynamicSharedOffset + static_cast<uint64_t>(offset) : off;
+    case SymRef::Kind::LocalVar: space = StateSpace::Local; return w.stack.back().frame->localBase + off;
+    case SymRef::Kind::KernelParam: space = StateSpace::Param; return off;
+    case SymRef::Kind::Function: space = StateSpace::Generic; return kCodeWindow + 16 * s.index + static_cast<uint64_t>(offset);
+    default: space = StateSpace::Generic; return 0;
+  }
+}
+
+void CtaRunner::recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t addr, uint64_t size, int lane, bool write,
+                             bool atomic) {
+  bool shared = isSharedSpace(space);
+  if (!shared && space != StateSpace::Global) return;
+  Access a;
+  a.thread = w.index * 32 + static_cast<uint32_t>(lane);
+  a.cta = linear_;
+  a.line = I.line;
+  a.epoch = barrierEpoch_;
+  a.warpEpoch = w.syncEpoch;
+  a.warp = w.index;
+  a.atomic = atomic;
+  a.valid = true;
+  auto ordered = [&](const Access& o) {
+    if (!o.valid || (o.thread == a.thread && o.cta == a.cta)) return true;
+    if (o.cta != a.cta) return false;  // different CTAs: nothing orders them but atomics
+    if (o.epoch != a.epoch) return true;
+    if (o.warp == a.warp && o.warpEpoch != a.warpEpoch) return true;
+    return false;
+  };
+  auto kind = [](const Access& x, bool isWrite) { return x.atomic ? std::string("atomic") : isWrite ? std::string("write") : std::string("read"); };
+  auto check = [&](std::unordered_map<uint64_t, Shadow>& shadow, const std::string& spaceName) {
+    for (uint64_t k = 0; k < size; ++k) {
+      Shadow& sh = shadow[addr + k];
+      char where[64];
+      std::snprintf(where, sizeof where, "at 0x%llx", static_cast<unsigned long long>(addr + k));
+      if (!ordered(sh.write) && !(sh.write.atomic && atomic)) {
+        L_.reportRace(spaceName, sh.write, a, kind(sh.write, true), kind(a, write), where);
+      } else if (write && !ordered(sh.read) && !(sh.read.atomic && atomic)) {
+        L_.reportRace(spaceName, sh.read, a, kind(sh.read, false), kind(a, write), where);
+      }
+      if (write) sh.write = a;
+      else sh.read = a;
+    }
+  };
+  if (shared) {
+    std::lock_guard<std::mutex> lock(L_.raceMutex);
+    check(sharedShadow_, "shared");
+  } else {
+    std::lock_guard<std::mutex> lock(L_.raceMutex);
+    check(L_.globalShadow, "global");
+  }
+}
+
+uint8_t* CtaRunner::memory(Warp& w, const DInst& I, StateSpace space, uint64_t addr, uint64_t size, int lane, bool write,
+                           bool atomic, const SymRef* sym) {
+  // Parameters named by symbol.
+  if (sym && (sym->kind == SymRef::Kind::FrameParam || sym->kind == SymRef::Kind::CalleeParam ||
+              sym->kind == SymRef::Kind::CalleeRetval || sym->kind == SymRef::Kind::KernelParam)) {
+    Frame* f = w.stack.back().frame;
+    uint64_t off = static_cast<uint64_t>(I.addrOffset) + sym->offset;
+    switch (sym->kind) {
+      case SymRef::Kind::KernelParam:
+        if (write) faultAt(w, lane, I, "a kernel parameter is read-only");
+        if (off + size > L_.kernelParams.size()) faultAt(w, lane, I, "read past the end of the kernel parameters");
+        return L_.kernelParams.data() + off;
+      case SymRef::Kind::FrameParam:
+        if (off + size > f->fn->paramBytes) faultAt(w, lane, I, "access past the end of a .param variable");
+        return f->params.data() + static_cast<size_t>(lane) * f->fn->paramBytes + off;
+      case SymRef::Kind::CalleeParam:
+      case SymRef::Kind::CalleeRetval: {
+        if (!f->caller || !f->call) faultAt(w, lane, I, "a function parameter outside a call");
+        const auto& offs = sym->kind == SymRef::Kind::CalleeParam ? f->call->argOffsets : f->call->retOffsets;
+        const auto& sizes = sym->kind == SymRef::Kind::CalleeParam ? f->fn->paramSizes : f->fn->retSizes;
+        if (sym->index >= offs.size()) faultAt(w, lane, I, "the call passes fewer parameters than the function declares");
+        if (off + size > sizes[sym->index]) faultAt(w, lane, I, "access past the end of a parameter");
+        Frame* c = f->caller;
+        return c->params.data() + static_cast<size_t>(lane) * c->fn->paramBytes + offs[sym->index] + off;
+      }
+      default: break;
+    }
+  }
+  // Generic addresses: find the window.
+  if (space == StateSpace::Generic) {
+    if (addr >= kConstWindow && addr < kConstWindow + kWindowSize) {
+      space = StateSpace::Const;
+      addr -= kConstWindow;
+    } else if (addr >= kSharedWindow && addr < kSharedWindow + kWindowSize) {
+      space = StateSpace::Shared;
+      addr -= kSharedWindow;
+    } else if (addr >= kLocalWindow && addr < kLocalWindow + kWindowSize) {
+      space = StateSpace::Local;
+      addr -= kLocalWindow;
+    } else if (addr >= kParamWindow && addr < kParamWindow + kWindowSize) {
+      space = StateSpace::Param;
+      addr -= kParamWindow;
+    } else {
+      space = StateSpace::Global;
+    }
+  }
+  if (size > 1 && addr % size != 0) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "misaligned %llu-byte %s at %s address 0x%llx", static_cast<unsigned long long>(size),
+                  write ? "store" : "load", std::string(spaceName(space)).substr(1).c_str(), static_cast<unsigned long long>(addr));
+    faultAt(w, lane, I, buf);
+  }
+  if (L_.opts.checkRaces) recordAccess(w, I, space, addr, size, lane, write, atomic);
+  auto oob = [&](const std::string& detail) {
+    faultAt(w, lane, I, std::string("out-of-bounds ") + (write ? "store" : "load") + " of " + std::to_string(size) + " byte(s): " + detail);
+  };
+  char buf[128];
+  switch (space) {
+    case StateSpace::Global: {
+      uint8_t* p = L_.global.find(addr, size);
+      if (!p) oob("global address " + L_.global.describe(addr));
+      return p;
+    }
+    case StateSpace::Shared:
+    case StateSpace::SharedCta:
+    case StateSpace::SharedCluster:
+      if (addr + size > shared_.size() || addr + size < addr) {
+        std::snprintf(buf, sizeof buf, "shared offset 0x%llx, the CTA has %llu bytes of shared memory",
+                      static_cast<unsigned long long>(addr), static_cast<unsigned long long>(shared_.size()));
+        oob(buf);
+      }
+      return shared_.data() + addr;
+    case StateSpace::Local: {
+      std::vector<uint8_t>& mem = local_[w.index * 32 + static_cast<uint32_t>(lane)];
+      if (addr + size > w.localTop || addr + size < addr) {
+        std::snprintf(buf, sizeof buf, "local offset 0x%llx, the thread's frames use %llu bytes", static_cast<unsigned long long>(addr),
+                      static_cast<unsigned long long>(w.localTop));
+        oob(buf);
+      }
+      if (mem.size() < w.localTop) mem.resize(std::max<uint64_t>(w.localTop, mem.size() * 2), 0);
+      return mem.data() + addr;
+    }
+    case StateSpace::Const:
+      if (write) faultAt(w, lane, I, "a store to constant memory");
+      if (addr + size > L_.P.constImage.size() || addr + size < addr) {
+        std::snprintf(buf, sizeof buf, "const offset 0x%llx, the module has %llu bytes of constants", static_cast<unsigned long long>(addr),
+                      static_cast<unsigned long long>(L_.P.constImage.size()));
+        oob(buf);
+      }
+      return const_cast<uint8_t*>(L_.P.constImage.data()) + addr;
+    case StateSpace::Param:
+    case StateSpace::ParamEntry:
+      if (write) faultAt(w, lane, I, "a store to kernel parameters");
+      if (addr + size > L_.kernelParams.size()) oob("param offset beyond the kernel's parameters");
+      return L_.kernelParams.data() + addr;
+    default: faultAt(w, lane, I, "access to an unsupported state space");
+  }
+}
+
+// ---- the emulator ----------------------------------------------------------------------------
+
+namespace {
+
+class EmulatorImpl : public Emulator {
+ public:
+  bool init(const Module& m, std::string& error) { return decodeProgram(m, program_, error); }
+  RunResult run(const LaunchSpec& spec, const RunOptions& options) override {
+    RunResult result;
+    Launch launch(program_, spec, options);
+    if (!launch.prepare(result.error)) return result;
+    launch.runAll(result);
+    result.ok = result.fault.empty();
+    return result;
+  }
+
+ private:
+  Program program_;
+};
+
+}  // namespace
+
+std::unique_ptr<Emulator> Emulator::create(const Module& m, std::string& error) {
+  auto e = std::make_unique<EmulatorImpl>();
+  if (!e->init(m, error)) return nullptr;
+  return e;
+}
+
+}  // namespace ptxopt::emu

@@ -1,0 +1,83 @@
+// Run-time state of a launch: memory, CTAs, warps, frames.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "Program.h"
+#include "ptxopt/emu/Emulator.h"
+
+namespace ptxopt::emu {
+
+// Ends the execution of a CTA with a report.
+struct KernelFault {
+  std::string message;
+};
+
+class GlobalMemory {
+ public:
+  struct Allocation {
+    uint64_t base = 0;
+    uint64_t size = 0;
+    std::string name;
+    std::unique_ptr<uint8_t[]> bytes;
+  };
+  uint64_t allocate(uint64_t size, uint64_t align, std::string name);
+  // The host bytes of [addr, addr+size) when one allocation holds them all, else nullptr.
+  uint8_t* find(uint64_t addr, uint64_t size) const;
+  // For messages: the allocation nearest to `addr`.
+  std::string describe(uint64_t addr) const;
+  const Allocation* allocationAt(uint64_t base) const;
+
+ private:
+  std::vector<Allocation> allocs_;  // sorted by base
+  uint64_t next_ = kGlobalBase;
+};
+
+struct Frame {
+  const DFunction* fn = nullptr;
+  std::vector<uint64_t> regs;    // fn->numSlots x 32 lanes
+  std::vector<uint8_t> params;   // fn->paramBytes x 32 lanes
+  uint64_t localBase = 0;        // local-space offset of this activation's .local block
+  uint64_t localEnd = 0;
+  Frame* caller = nullptr;
+  const DCall* call = nullptr;   // the call that created this frame
+  uint32_t refs = 0;             // reconvergence-stack entries that run in this frame
+  uint64_t* slot(uint32_t s) { return regs.data() + static_cast<size_t>(s) * 32; }
+};
+
+struct StackEntry {
+  Frame* frame = nullptr;
+  uint32_t pc = 0;
+  uint32_t rpc = kNoPc;
+  uint32_t mask = 0;
+  bool parked = false;           // waiting at a barrier
+  int8_t barrier = -1;
+};
+
+struct Warp {
+  uint32_t index = 0;
+  uint32_t valid = 0;            // lanes that are threads of the CTA
+  uint32_t exited = 0;
+  std::vector<StackEntry> stack;
+  std::vector<std::unique_ptr<Frame>> frames;
+  std::array<uint32_t, 32> tid[3];
+  uint64_t localTop = 0;         // next free byte of the lanes' local memory (all lanes alike)
+  uint64_t clock = 0;
+  uint64_t syncEpoch = 0;        // warp-level synchronizations so far (race detection)
+  bool done = false;
+  // Barrier bookkeeping: lanes that arrived at `barrier`, and whether the warp has arrived.
+  int32_t barrier = -1;
+  uint32_t arrived = 0;
+  bool warpArrived = false;
+  uint32_t live() const { return valid & ~exited; }
+};
+
+}  // namespace ptxopt::emu

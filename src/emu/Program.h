@@ -1,0 +1,173 @@
+// The emulator's decoded form of a module: per function, a flat array of instructions with
+// register slots, resolved symbols, branch targets and reconvergence points.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "FloatOps.h"
+#include "ptxopt/ir/Module.h"
+
+namespace ptxopt::emu {
+
+constexpr uint32_t kNoPc = UINT32_MAX;
+
+// Windows of the generic address space (cvta adds or removes the window's base).
+constexpr uint64_t kGlobalBase = 0x0001'0000'0000ull;  // global allocations start here
+constexpr uint64_t kConstWindow = 0x1000'0000'0000ull;
+constexpr uint64_t kSharedWindow = 0x2000'0000'0000ull;
+constexpr uint64_t kLocalWindow = 0x3000'0000'0000ull;
+constexpr uint64_t kParamWindow = 0x4000'0000'0000ull;
+constexpr uint64_t kCodeWindow = 0x5000'0000'0000ull;  // function addresses: window + 16 * index
+constexpr uint64_t kWindowSize = 0x1000'0000'0000ull;
+
+enum class XOp : uint16_t {
+  Nop,
+  Mov,          // d = a (any width)
+  MovPack,      // mov.b64 d, {a, b} and friends: concatenate elements
+  MovUnpack,    // mov.b64 {a, b}, d: split
+  ReadClock,    // %clock, %clock64, %globaltimer
+  IntArith,     // add sub mul mad div rem abs neg min max with lo/hi/wide and carries
+  BitOp,        // and or xor not cnot popc clz bfind brev bfe bfi prmt lop3 shf shl shr bmsk szext
+  Sad,
+  Dp,           // dp4a / dp2a
+  FloatArith,   // f32/f64 add sub mul fma mad div abs neg min max sqrt rsqrt rcp ex2 lg2 sin cos tanh copysign testp
+  HalfArith,    // .f16 .f16x2 .bf16 .bf16x2
+  Setp,
+  Set,
+  Selp,
+  Slct,
+  Cvt,
+  Cvta,
+  Isspacep,
+  Ld,
+  St,
+  Atom,
+  Bra,
+  BrxIdx,
+  Call,
+  Ret,
+  Exit,
+  Trap,
+  Barrier,      // bar / barrier: sync, arrive, red
+  WarpSync,     // bar.warp.sync
+  Shfl,
+  Vote,
+  Match,
+  Redux,
+  Activemask,
+  Unsupported,
+};
+
+// Where a symbol lives, resolved when the program is decoded.
+struct SymRef {
+  enum class Kind : uint8_t {
+    None,
+    GlobalVar,    // index into Program::globals; address known per run
+    ConstVar,     // const-space offset
+    SharedVar,    // shared-space offset (dynamic extern shared: Program::dynamicSharedOffset)
+    LocalVar,     // offset inside the current frame's local block
+    KernelParam,  // offset inside the kernel's parameter buffer
+    FrameParam,   // offset inside the current frame's per-lane .param area (call sequences)
+    CalleeParam,  // a device function's own parameter: index (its bytes are in the caller)
+    CalleeRetval, // a device function's return parameter: index
+    Function,     // index into Program::functions
+  } kind = Kind::None;
+  uint32_t index = 0;
+  uint64_t offset = 0;
+};
+
+struct DInst {
+  XOp op = XOp::Unsupported;
+  Opcode irOp = Opcode::Unknown;
+  ScalarType t = ScalarType::None;   // the instruction's (first) type
+  ScalarType t2 = ScalarType::None;  // second type (cvt source, set/slct operand type)
+  int32_t guard = -1;                // register slot
+  bool guardNeg = false;
+  uint8_t ndst = 0, nsrc = 0;
+  uint32_t dst[8] = {};
+  uint32_t src[8] = {};
+  uint8_t negMask = 0;               // source operands written with '!'
+  // Modifiers, decoded.
+  uint8_t mode = 0;                  // op-specific (compare, shfl mode, atom op, ...)
+  uint8_t mode2 = 0;                 // op-specific (boolean op of setp, ...)
+  Rnd rnd = Rnd::Nearest;
+  bool hasRounding = false;
+  bool ftz = false, sat = false, approx = false, wide = false, hi = false;
+  bool setsCarry = false, readsCarry = false;
+  bool aligned = false;
+  // Memory.
+  StateSpace space = StateSpace::Generic;
+  uint8_t vec = 1;
+  uint8_t elemBytes = 0;             // bytes per element accessed
+  bool addrFromReg = false;
+  uint32_t addrSlot = 0;
+  SymRef addrSym;
+  int64_t addrOffset = 0;
+  // Control.
+  uint32_t target = kNoPc;
+  uint32_t rpc = kNoPc;              // reconvergence point of a conditional branch
+  std::vector<uint32_t> targets;     // brx.idx
+  uint32_t call = 0;                 // index into DFunction::calls
+  // For messages and metrics.
+  uint32_t line = 0;
+  const Instruction* ir = nullptr;
+};
+
+struct DCall {
+  bool builtinPrintf = false;        // vprintf
+  bool builtinAssert = false;        // __assertfail
+  int32_t callee = -1;               // direct: index into Program::functions
+  bool indirect = false;
+  uint32_t targetSlot = 0;           // register holding the function address
+  std::vector<uint64_t> argOffsets;  // caller frame .param offsets of the arguments
+  std::vector<uint64_t> retOffsets;  // caller frame .param offsets of the results
+  std::string calleeName;
+};
+
+struct DFunction {
+  const Function* ir = nullptr;
+  std::string name;
+  std::vector<DInst> code;
+  uint32_t numRegs = 0;         // IR registers
+  uint32_t numSlots = 0;        // registers + constants + special registers
+  std::vector<uint64_t> constValues;    // slots numRegs .. numRegs+constValues.size()
+  struct SpecialSlot {
+    SpecialReg reg;
+    Component comp;
+    uint32_t number;
+    uint32_t slot;
+  };
+  std::vector<SpecialSlot> specials;
+  uint64_t localBytes = 0;      // .local declarations of one activation
+  uint64_t paramBytes = 0;      // .param declarations in the body, per lane
+  std::vector<uint64_t> paramOffsets;  // of the function's own parameters (kernel buffer or caller)
+  std::vector<uint64_t> paramSizes;
+  std::vector<uint64_t> retSizes;
+  std::vector<DCall> calls;
+};
+
+struct DGlobal {
+  const Variable* var = nullptr;
+  std::string name;
+  uint64_t size = 0;
+  uint64_t align = 1;
+};
+
+struct Program {
+  const Module* module = nullptr;
+  std::vector<DFunction> functions;  // same order as the module's functions with a body
+  std::unordered_map<std::string, uint32_t> functionIndex;
+  std::vector<DGlobal> globals;
+  std::vector<uint8_t> constImage;   // initialized .const memory
+  uint64_t staticSharedBytes = 0;
+  uint64_t dynamicSharedOffset = 0;  // where `.extern .shared` arrays start
+  std::string fileName;
+};
+
+// Decodes every function. On failure returns false with `error`.
+bool decodeProgram(const Module& m, Program& p, std::string& error);
+
+}  // namespace ptxopt::emu

@@ -1,0 +1,62 @@
+// Per-lane semantics of the emulator's arithmetic, logic and conversion instructions.
+// Registers hold 64-bit containers: integers zero-extended from their width (signed loads are
+// sign-extended), floats as their bit patterns, predicates as 0 or 1.
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "FloatOps.h"
+#include "Program.h"
+#include "ptxopt/ir/Semantics.h"
+#include "ptxopt/support/FloatBits.h"
+
+namespace ptxopt::emu {
+
+inline uint64_t widthMask(unsigned bits) { return bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1; }
+inline int64_t signExtend(uint64_t v, unsigned bits) {
+  if (bits >= 64) return static_cast<int64_t>(v);
+  uint64_t m = uint64_t(1) << (bits - 1);
+  v &= widthMask(bits);
+  return static_cast<int64_t>((v ^ m) - m);
+}
+
+// Flush a float subnormal to a zero of the same sign (.ftz).
+inline float flushF(float f) { return std::fpclassify(f) == FP_SUBNORMAL ? std::copysign(0.0f, f) : f; }
+
+// PTX min/max of floats: a NaN operand yields the other; two NaNs yield the canonical NaN;
+// -0.0 is smaller than +0.0.
+template <typename F>
+F floatMinMax(F a, F b, bool isMax, bool propagateNaN) {
+  bool na = std::isnan(a), nb = std::isnan(b);
+  if (na || nb) {
+    if (propagateNaN || (na && nb)) return std::numeric_limits<F>::quiet_NaN();
+    return na ? b : a;
+  }
+  if (a == b && a == 0) {
+    bool negA = std::signbit(a);
+    if (isMax) return negA ? b : a;
+    return negA ? a : b;
+  }
+  return isMax ? (a > b ? a : b) : (a < b ? a : b);
+}
+
+// The canonical NaN the hardware produces for f32 min/max of two NaNs.
+inline uint32_t canonicalNaN32() { return 0x7FFFFFFFu; }
+inline uint64_t canonicalNaN64() { return 0x7FFFFFFFFFFFFFFFull; }
+
+// Value of a register container read as a double (f16/bf16/f32/f64), and written back.
+inline double readFloat(uint64_t v, ScalarType t) {
+  switch (t) {
+    case ScalarType::F32: return bitsFloat(static_cast<uint32_t>(v));
+    case ScalarType::F64: return bitsDouble(v);
+    case ScalarType::F16: return halfToDouble(static_cast<uint16_t>(v));
+    case ScalarType::BF16: return bfloat16ToDouble(static_cast<uint16_t>(v));
+    default: return bitsDouble(v);
+  }
+}
+
+}  // namespace ptxopt::emu

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Checks ptxrun against the C++ reference implementations, kernel by kernel.
+
+For every launch spec S.json in --specs (the kernel file is the stem before the first dot) it
+  1. runs `ptxopt_reference --spec S.json --out WORK/ref/S`, then
+  2. for every PTX build directory given with --ptx-dir (e.g. corpus/nvcc-sm90), runs
+     `ptxrun --launch S.json DIR/K.ptx --dump WORK/<dir>/S` and compares every buffer bit for
+     bit with the reference, and the kernel's printf output with the reference's stdout.txt.
+Builds named with --uncontracted-ptx-dir (nvcc -G) did not contract a * b + c into fma; their
+reference runs with `ptxopt_reference --no-contract`.
+An optional S.compare.json lists element ranges to ignore ({"ignore": {"buf": [[a, b], ...]}})
+for results of `.approx` instructions, whose bits the emulator does not promise.
+With --ptxopt, every PTX file is also optimized (`ptxopt -O2 --verify`) and the optimized PTX
+must match the same reference: the optimizer's passes preserve results on the whole corpus.
+Prints one line per mismatch and a summary; exits 1 on any mismatch.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import struct
+import subprocess
+import sys
+
+ELEM = {"s8": ("b", 1), "u8": ("B", 1), "s16": ("h", 2), "u16": ("H", 2), "f16": ("e", 2),
+        "bf16": ("H", 2), "s32": ("i", 4), "u32": ("I", 4), "f32": ("f", 4), "s64": ("q", 8),
+        "u64": ("Q", 8), "f64": ("d", 8)}
+
+
+def buffers(spec):
+    for p in spec.get("params", []):
+        if "buffer" in p:
+            yield p["name"], p["buffer"]["type"]
+
+
+def ignored(rules, name):
+    out = set()
+    for first, last in rules.get("ignore", {}).get(name, []):
+        out.update(range(first, last + 1))
+    return out
+
+
+def compare_buffer(label, name, typ, got, want, skip):
+    fmt, size = ELEM[typ]
+    if len(got) != len(want):
+        return [f"{label}: {name}: {len(got)} bytes, reference has {len(want)}"]
+    for i in range(len(want) // size):
+        a, b = got[i * size:(i + 1) * size], want[i * size:(i + 1) * size]
+        if a != b and i not in skip:
+            va, vb = struct.unpack("<" + fmt, a)[0], struct.unpack("<" + fmt, b)[0]
+            return [f"{label}: {name}[{i}]: ptxrun {va!r} (0x{a[::-1].hex()}), "
+                    f"reference {vb!r} (0x{b[::-1].hex()})"]
+    return []
+
+
+def run_one(args, stem, ptx_dir, ref_kind):
+    spec_path = os.path.join(args.specs, stem + ".json")
+    with open(spec_path, encoding="utf-8") as f:
+        spec = json.load(f)
+    rules_path = os.path.join(args.specs, stem + ".compare.json")
+    rules = {}
+    if os.path.isfile(rules_path):
+        with open(rules_path, encoding="utf-8") as f:
+            rules = json.load(f)
+    kernel_file = stem.split(".")[0]
+    ptx = os.path.join(ptx_dir, kernel_file + ".ptx")
+    label = f"{os.path.basename(ptx_dir)}/{stem}"
+    if not os.path.isfile(ptx):
+        return [f"{label}: {ptx} missing"]
+    errors = check_run(args, spec, rules, spec_path, ptx, label, os.path.join(args.work, os.path.basename(ptx_dir), stem),
+                       os.path.join(args.work, ref_kind, stem))
+    if args.ptxopt:
+        out = os.path.join(args.work, os.path.basename(ptx_dir) + "-O2", stem)
+        os.makedirs(out, exist_ok=True)
+        opt = os.path.join(out, kernel_file + ".O2.ptx")
+        r = subprocess.run([args.ptxopt, "-O2", "--verify", ptx, "-o", opt], capture_output=True)
+        if r.returncode != 0:
+            return errors + [f"{label}: ptxopt -O2 exited {r.returncode}: {r.stderr.decode(errors='replace')[:2000]}"]
+        errors += check_run(args, spec, rules, spec_path, opt, label + " (ptxopt -O2)", out, os.path.join(args.work, ref_kind, stem))
+    return errors
+
+
+def check_run(args, spec, rules, spec_path, ptx, label, out, ref):
+    os.makedirs(out, exist_ok=True)
+    cmd = [args.ptxrun, "--launch", spec_path, ptx, "--dump", out, "-j", "1"]
+    r = subprocess.run(cmd, capture_output=True)
+    if r.returncode != 0:
+        return [f"{label}: ptxrun exited {r.returncode}: "
+                f"{r.stderr.decode(errors='replace').strip()[:2000]}\n  command: {' '.join(cmd)}"]
+    errors = []
+    for name, typ in buffers(spec):
+        with open(os.path.join(out, name + ".bin"), "rb") as f:
+            got = f.read()
+        with open(os.path.join(ref, name + ".bin"), "rb") as f:
+            want = f.read()
+        errors += compare_buffer(label, name, typ, got, want, ignored(rules, name))
+    with open(os.path.join(ref, "stdout.txt"), "rb") as f:
+        want_stdout = f.read()
+    if sorted(r.stdout.splitlines()) != sorted(want_stdout.splitlines()):
+        errors.append(f"{label}: printf output differs:\n--- ptxrun\n{r.stdout.decode(errors='replace')[:1000]}"
+                      f"\n--- reference\n{want_stdout.decode(errors='replace')[:1000]}")
+    return errors
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ptxrun", required=True)
+    ap.add_argument("--reference", required=True)
+    ap.add_argument("--specs", required=True)
+    ap.add_argument("--ptx-dir", action="append", default=[])
+    ap.add_argument("--uncontracted-ptx-dir", action="append", default=[])
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--ptxopt", help="also check the PTX that `ptxopt -O2` makes of every file")
+    ap.add_argument("--only", help="run only specs whose stem starts with this")
+    ap.add_argument("-j", type=int, default=os.cpu_count() or 1)
+    args = ap.parse_args()
+
+    for opt in ("ptx_dir", "uncontracted_ptx_dir"):
+        present = [d for d in getattr(args, opt) if os.path.isdir(d)]
+        for d in getattr(args, opt):
+            if d not in present:
+                print(f"SKIPPED: {d}: no such PTX build (nvcc not found when configuring?)")
+        setattr(args, opt, present)
+    if not args.ptx_dir and not args.uncontracted_ptx_dir:
+        print("emu-corpus: SKIPPED: none of the PTX builds exist")
+        return 0
+    stems = sorted(f[:-5] for f in os.listdir(args.specs)
+                   if f.endswith(".json") and not f.endswith(".compare.json"))
+    if args.only:
+        stems = [s for s in stems if s.startswith(args.only)]
+    errors = []
+    kinds = ([("ref", [])] if args.ptx_dir else []) + \
+        ([("ref-nc", ["--no-contract"])] if args.uncontracted_ptx_dir else [])
+    for kind, extra in kinds:
+        for stem in stems:
+            out = os.path.join(args.work, kind, stem)
+            os.makedirs(out, exist_ok=True)
+            r = subprocess.run([args.reference, "--spec", os.path.join(args.specs, stem + ".json"),
+                                "--out", out] + extra, capture_output=True, text=True)
+            if r.returncode != 0:
+                errors.append(f"{stem}: ptxopt_reference exited {r.returncode}: {r.stderr.strip()}")
+    jobs = [(s, d, "ref") for d in args.ptx_dir for s in stems] + \
+        [(s, d, "ref-nc") for d in args.uncontracted_ptx_dir for s in stems]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.j) as pool:
+        for errs in pool.map(lambda job: run_one(args, *job), jobs):
+            errors += errs
+    for e in errors:
+        print("FAIL: " + e)
+    print(f"emu-corpus: {len(jobs)} runs ({len(stems)} specs x {len(args.ptx_dir) + len(args.uncontracted_ptx_dir)} builds): "
+          + ("all match the references" if not errors else f"{len(errors)} mismatch(es)"))
+    return 0 if not errors else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,268 @@
+// ptxrun: runs PTX kernels on the CPU with 32-lane warps.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "ptxopt/emu/Emulator.h"
+#include "ptxopt/ptx/Parser.h"
+#include "ptxopt/support/File.h"
+#include "ptxopt/support/FloatBits.h"
+#include "ptxopt/support/Version.h"
+
+namespace {
+
+using namespace ptxopt;
+using namespace ptxopt::emu;
+
+// Exit codes.
+constexpr int kOk = 0, kError = 1, kInternal = 2, kFault = 3, kRaces = 4;
+
+std::string elementText(const BufferResult& b, size_t k) {
+  const uint8_t* p = b.bytes.data() + k * elemBytes(b.type);
+  char buf[64];
+  auto shortest = [&](double d) {
+    auto r = std::to_chars(buf, buf + sizeof buf, d);
+    return std::string(buf, r.ptr);
+  };
+  switch (b.type) {
+    case ElemType::S8: return std::to_string(*reinterpret_cast<const int8_t*>(p));
+    case ElemType::S16: { int16_t v; std::memcpy(&v, p, 2); return std::to_string(v); }
+    case ElemType::S32: { int32_t v; std::memcpy(&v, p, 4); return std::to_string(v); }
+    case ElemType::S64: { int64_t v; std::memcpy(&v, p, 8); return std::to_string(v); }
+    case ElemType::U8: return std::to_string(*p);
+    case ElemType::U16: { uint16_t v; std::memcpy(&v, p, 2); return std::to_string(v); }
+    case ElemType::U32: { uint32_t v; std::memcpy(&v, p, 4); return std::to_string(v); }
+    case ElemType::U64: { uint64_t v; std::memcpy(&v, p, 8); return std::to_string(v); }
+    case ElemType::F16: { uint16_t v; std::memcpy(&v, p, 2); return shortest(halfToDouble(v)); }
+    case ElemType::BF16: { uint16_t v; std::memcpy(&v, p, 2); return shortest(bfloat16ToDouble(v)); }
+    case ElemType::F32: {
+      float v;
+      std::memcpy(&v, p, 4);
+      auto r = std::to_chars(buf, buf + sizeof buf, v);
+      return std::string(buf, r.ptr);
+    }
+    case ElemType::F64: { double v; std::memcpy(&v, p, 8); return shortest(v); }
+  }
+  return "?";
+}
+
+std::string elementBits(const BufferResult& b, size_t k) {
+  unsigned eb = elemBytes(b.type);
+  uint64_t v = 0;
+  std::memcpy(&v, b.bytes.data() + k * eb, eb);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%0*llx", static_cast<int>(eb * 2), static_cast<unsigned long long>(v));
+  return buf;
+}
+
+nlohmann::json metricsJson(const Metrics& m, bool perLine) {
+  nlohmann::json j;
+  j["warp_instructions"] = m.warpInstructions;
+  j["thread_instructions"] = m.threadInstructions;
+  j["simt_efficiency"] = m.simtEfficiency();
+  j["branches"] = m.branches;
+  j["divergent_branches"] = m.divergentBranches;
+  j["barriers"] = m.barriers;
+  j["max_reconvergence_depth"] = m.maxReconvergenceDepth;
+  if (perLine) {
+    nlohmann::json lines = nlohmann::json::object();
+    for (const auto& [line, lm] : m.perLine) {
+      nlohmann::json l;
+      l["warp_instructions"] = lm.warpInstructions;
+      l["thread_instructions"] = lm.threadInstructions;
+      l["simt_efficiency"] = lm.warpInstructions ? double(lm.threadInstructions) / (32.0 * double(lm.warpInstructions)) : 1.0;
+      l["branches"] = lm.branches;
+      l["divergent_branches"] = lm.divergentBranches;
+      lines[std::to_string(line)] = l;
+    }
+    j["per_line"] = lines;
+  }
+  return j;
+}
+
+struct Loaded {
+  std::string text;
+  std::unique_ptr<Module> module;
+  std::unique_ptr<Emulator> emulator;
+};
+
+bool load(const std::string& path, Loaded& out) {
+  std::string error;
+  if (!readFile(path, out.text, error)) {
+    std::fprintf(stderr, "ptxrun: error: %s\n", error.c_str());
+    return false;
+  }
+  DiagEngine diags;
+  out.module = parseModule(out.text, path, diags);
+  std::fputs(diags.str().c_str(), stderr);
+  if (!out.module) return false;
+  out.emulator = Emulator::create(*out.module, error);
+  if (!out.emulator) {
+    std::fprintf(stderr, "ptxrun: error: %s: %s\n", path.c_str(), error.c_str());
+    return false;
+  }
+  return true;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"ptxrun: runs PTX kernels on the CPU with warp-accurate SIMT semantics"};
+  std::string ptxFile, specFile, dumpDir, printName, compareFile, metrics, schedule = "round-robin";
+  bool json = false, checkRaces = false;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  uint64_t seed = 1, maxInstructions = RunOptions{}.maxInstructions;
+  app.add_option("ptx", ptxFile, "the PTX module")->required();
+  app.add_option("--launch", specFile, "launch specification (JSON)")->required();
+  app.add_option("--dump", dumpDir, "write every buffer after the run as DIR/<name>.bin");
+  app.add_option("--print", printName, "print one buffer, one element per line");
+  app.add_flag("--json", json, "print every buffer (and the printf output) as JSON");
+  app.add_option("--compare", compareFile, "run the same launch on this module too and compare every buffer bit for bit");
+  app.add_option("--metrics", metrics, "print dynamic figures as JSON; --metrics=per-line adds them per PTX line")
+      ->expected(0, 1)
+      ->default_str("summary");
+  app.add_option("-j", jobs, "run CTAs on this many threads (default: all cores)")->check(CLI::Range(1u, 1024u));
+  app.add_option("--schedule", schedule, "how the warps of a CTA interleave: round-robin or random")
+      ->check(CLI::IsMember({"round-robin", "random"}));
+  app.add_option("--seed", seed, "seed of the random schedule");
+  app.add_flag("--check-races", checkRaces, "report accesses to the same shared or global byte by different threads between barriers");
+  app.add_option("--max-instructions", maxInstructions, "fault after this many warp instructions");
+  app.set_version_flag("--version", std::string("ptxrun ") + kVersion);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kOk : kError;
+  }
+  bool wantMetrics = app.count("--metrics") > 0;
+  bool perLine = metrics == "per-line";
+  if (wantMetrics && !metrics.empty() && metrics != "summary" && metrics != "per-line") {
+    std::fprintf(stderr, "ptxrun: error: --metrics takes no value or 'per-line', found '%s'\n", metrics.c_str());
+    return kError;
+  }
+
+  LaunchSpec spec;
+  std::string error;
+  if (!loadLaunchSpec(specFile, spec, error)) {
+    std::fprintf(stderr, "ptxrun: error: %s\n", error.c_str());
+    return kError;
+  }
+  Loaded main;
+  if (!load(ptxFile, main)) return kError;
+  RunOptions opts;
+  opts.jobs = jobs;
+  opts.schedule = schedule == "random" ? RunOptions::Schedule::Random : RunOptions::Schedule::RoundRobin;
+  opts.seed = seed;
+  opts.checkRaces = checkRaces;
+  opts.maxInstructions = maxInstructions;
+  opts.perLineMetrics = perLine;
+  RunResult r = main.emulator->run(spec, opts);
+  if (!r.error.empty()) {
+    std::fprintf(stderr, "ptxrun: error: %s\n", r.error.c_str());
+    return kError;
+  }
+  std::fputs(r.stdoutText.c_str(), stdout);
+  if (!r.fault.empty()) {
+    std::fprintf(stderr, "ptxrun: fault: %s\n", r.fault.c_str());
+    return kFault;
+  }
+  int rc = kOk;
+  for (const RaceReport& race : r.races) {
+    std::fprintf(stderr, "ptxrun: %s (%llu time(s))\n", race.description.c_str(), static_cast<unsigned long long>(race.occurrences));
+    rc = kRaces;
+  }
+  if (checkRaces && r.races.empty()) std::fprintf(stderr, "ptxrun: no races found\n");
+
+  if (!compareFile.empty()) {
+    Loaded other;
+    if (!load(compareFile, other)) return kError;
+    RunResult o = other.emulator->run(spec, opts);
+    if (!o.error.empty()) {
+      std::fprintf(stderr, "ptxrun: error: %s: %s\n", compareFile.c_str(), o.error.c_str());
+      return kError;
+    }
+    if (!o.fault.empty()) {
+      std::fprintf(stderr, "ptxrun: fault in %s: %s\n", compareFile.c_str(), o.fault.c_str());
+      return kFault;
+    }
+    for (size_t k = 0; k < r.buffers.size(); ++k) {
+      const BufferResult &a = r.buffers[k], &b = o.buffers[k];
+      if (a.bytes == b.bytes) continue;
+      size_t eb = elemBytes(a.type);
+      for (size_t i = 0; i * eb < a.bytes.size(); ++i)
+        if (std::memcmp(a.bytes.data() + i * eb, b.bytes.data() + i * eb, eb) != 0) {
+          std::printf("buffer '%s' differs at index %zu: %s (%s) in %s, %s (%s) in %s\n", a.name.c_str(), i, elementText(a, i).c_str(),
+                      elementBits(a, i).c_str(), ptxFile.c_str(), elementText(b, i).c_str(), elementBits(b, i).c_str(),
+                      compareFile.c_str());
+          return kError;
+        }
+    }
+    if (r.stdoutText != o.stdoutText) {
+      std::printf("the printf output differs between %s and %s\n", ptxFile.c_str(), compareFile.c_str());
+      return kError;
+    }
+    std::printf("identical: %zu buffer(s) of %s and %s match bit for bit\n", r.buffers.size(), ptxFile.c_str(), compareFile.c_str());
+  }
+
+  if (!dumpDir.empty()) {
+    if (mkdir(dumpDir.c_str(), 0777) != 0 && errno != EEXIST) {
+      std::fprintf(stderr, "ptxrun: error: cannot create '%s': %s\n", dumpDir.c_str(), std::strerror(errno));
+      return kError;
+    }
+    for (const BufferResult& b : r.buffers) {
+      std::string path = dumpDir + "/" + b.name + ".bin";
+      if (!writeFile(path, std::string_view(reinterpret_cast<const char*>(b.bytes.data()), b.bytes.size()), error)) {
+        std::fprintf(stderr, "ptxrun: error: %s\n", error.c_str());
+        return kError;
+      }
+    }
+  }
+  if (!printName.empty()) {
+    const BufferResult* found = nullptr;
+    for (const BufferResult& b : r.buffers)
+      if (b.name == printName) found = &b;
+    if (!found) {
+      std::fprintf(stderr, "ptxrun: error: no buffer named '%s'\n", printName.c_str());
+      return kError;
+    }
+    std::string out;
+    for (size_t i = 0; i * elemBytes(found->type) < found->bytes.size(); ++i) out += elementText(*found, i) + "\n";
+    std::fputs(out.c_str(), stdout);
+  }
+  if (json) {
+    nlohmann::json j;
+    for (const BufferResult& b : r.buffers) {
+      nlohmann::json values = nlohmann::json::array();
+      for (size_t i = 0; i * elemBytes(b.type) < b.bytes.size(); ++i) {
+        std::string t = elementText(b, i);
+        if (t == "nan" || t == "-nan" || t == "inf" || t == "-inf") values.push_back(t);
+        else values.push_back(nlohmann::json::parse(t));
+      }
+      j["buffers"][b.name] = {{"type", elemTypeName(b.type)}, {"values", values}};
+    }
+    j["stdout"] = r.stdoutText;
+    std::printf("%s\n", j.dump(2).c_str());
+  }
+  if (wantMetrics) std::printf("%s\n", metricsJson(r.metrics, perLine).dump(2).c_str());
+  return rc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ptxrun: internal error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "ptxrun: internal error\n");
+  }
+  return kInternal;
+}
