@@ -7,6 +7,7 @@
 #include "ptxopt/analysis/CfgInfo.h"
 #include "ptxopt/analysis/Dominators.h"
 #include "ptxopt/ir/Cfg.h"
+#include "ptxopt/ptx/Printer.h"
 #include "ptxopt/support/FloatBits.h"
 
 namespace ptxopt::emu {
@@ -364,6 +365,8 @@ bool Decoder::decodeFunction(DFunction& f, std::string& error) {
         bad.line = di.line;
         bad.guard = di.guard;
         bad.guardNeg = di.guardNeg;
+        bad.call = static_cast<uint32_t>(p_.unsupported.size());
+        p_.unsupported.push_back({bad.line, std::string(fn.name()), printInstruction(fn, *inst), unsupportedWhy_});
         di = bad;
       }
       // Branch targets and reconvergence.
@@ -376,6 +379,8 @@ bool Decoder::decodeFunction(DFunction& f, std::string& error) {
         auto it = tables.find(inst->operand(1).id);
         if (it == tables.end()) {
           di.op = XOp::Unsupported;
+          di.call = static_cast<uint32_t>(p_.unsupported.size());
+          p_.unsupported.push_back({di.line, std::string(fn.name()), printInstruction(fn, *inst), "its branch target table is not found"});
         } else {
           for (const Operand& o : it->second->operands())
             if (o.isLabel()) di.targets.push_back(blockPc[fn.labelBlock(o.id)->id()]);
@@ -892,6 +897,9 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
     case Opcode::Nanosleep:
     case Opcode::Pmevent:
     case Opcode::Brkpt:
+    // Programmatic dependent launch: a single launch has no prerequisite grid to wait for, and
+    // launching dependents early is only a scheduling hint.
+    case Opcode::Griddepcontrol:
       di.op = XOp::Nop;
       return true;
     default: return fail(inst, "not emulated");

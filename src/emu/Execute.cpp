@@ -138,8 +138,8 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       return;
     case XOp::Unsupported:
       if (exec) {
-        std::string what = I.ir ? std::string(I.ir->info().name) : "?";
-        faultAt(w, std::countr_zero(exec), I, "unsupported instruction: " + describeInstruction(I));
+        const auto& u = L_.P.unsupported[I.call];
+        faultAt(w, std::countr_zero(exec), I, "unsupported instruction: " + u.text + (u.why.empty() ? "" : " (" + u.why + ")"));
       }
       ++e.pc;
       return;

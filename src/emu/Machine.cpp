@@ -703,6 +703,12 @@ class EmulatorImpl : public Emulator {
     result.ok = result.fault.empty();
     return result;
   }
+  std::vector<std::string> unsupportedInstructions() const override {
+    std::vector<std::string> out;
+    for (const auto& u : program_.unsupported)
+      out.push_back(program_.fileName + ":" + std::to_string(u.line) + ": " + u.function + ": " + u.text + (u.why.empty() ? "" : " (" + u.why + ")"));
+    return out;
+  }
 
  private:
   Program program_;

@@ -110,7 +110,7 @@ struct DInst {
   uint32_t target = kNoPc;
   uint32_t rpc = kNoPc;              // reconvergence point of a conditional branch
   std::vector<uint32_t> targets;     // brx.idx
-  uint32_t call = 0;                 // index into DFunction::calls
+  uint32_t call = 0;                 // index into DFunction::calls; Unsupported: into Program::unsupported
   // For messages and metrics.
   uint32_t line = 0;
   const Instruction* ir = nullptr;
@@ -165,6 +165,12 @@ struct Program {
   uint64_t staticSharedBytes = 0;
   uint64_t dynamicSharedOffset = 0;  // where `.extern .shared` arrays start
   std::string fileName;
+  // Instructions the emulator cannot run (they fault if executed), in module order.
+  struct Unsupported {
+    uint32_t line = 0;
+    std::string function, text, why;
+  };
+  std::vector<Unsupported> unsupported;
 };
 
 // Decodes every function. On failure returns false with `error`.

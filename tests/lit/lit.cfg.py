@@ -24,6 +24,7 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
         config.environment[var] = os.environ[var]
 
 config.substitutions.append(("%ptxopt", os.path.join(config.ptxopt_bin_dir, "ptxopt")))
+config.substitutions.append(("%ptxrun", os.path.join(config.ptxopt_bin_dir, "ptxrun")))
 
 import shutil
 if shutil.which("dot"):

@@ -116,11 +116,12 @@ bool load(const std::string& path, Loaded& out) {
 int run(int argc, char** argv) {
   CLI::App app{"ptxrun: runs PTX kernels on the CPU with warp-accurate SIMT semantics"};
   std::string ptxFile, specFile, dumpDir, printName, compareFile, metrics, schedule = "round-robin";
-  bool json = false, checkRaces = false;
+  bool json = false, checkRaces = false, listUnsupported = false;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   uint64_t seed = 1, maxInstructions = RunOptions{}.maxInstructions;
   app.add_option("ptx", ptxFile, "the PTX module")->required();
-  app.add_option("--launch", specFile, "launch specification (JSON)")->required();
+  app.add_option("--launch", specFile, "launch specification (JSON)");
+  app.add_flag("--list-unsupported", listUnsupported, "list the module's instructions the emulator cannot run, then stop");
   app.add_option("--dump", dumpDir, "write every buffer after the run as DIR/<name>.bin");
   app.add_option("--print", printName, "print one buffer, one element per line");
   app.add_flag("--json", json, "print every buffer (and the printf output) as JSON");
@@ -148,6 +149,18 @@ int run(int argc, char** argv) {
     return kError;
   }
 
+  if (listUnsupported) {
+    Loaded m;
+    if (!load(ptxFile, m)) return kError;
+    auto lines = m.emulator->unsupportedInstructions();
+    for (const auto& l : lines) std::printf("%s\n", l.c_str());
+    std::fprintf(stderr, "ptxrun: %zu unsupported instruction(s)\n", lines.size());
+    return kOk;
+  }
+  if (specFile.empty()) {
+    std::fprintf(stderr, "ptxrun: error: --launch SPEC.json is required\n");
+    return kError;
+  }
   LaunchSpec spec;
   std::string error;
   if (!loadLaunchSpec(specFile, spec, error)) {

@@ -81,6 +81,9 @@ class Emulator {
   // Prepares every function of `m` for execution. `m` must outlive the emulator.
   static std::unique_ptr<Emulator> create(const Module& m, std::string& error);
   virtual RunResult run(const LaunchSpec& spec, const RunOptions& options) = 0;
+  // Instructions of the module that the emulator cannot execute (running one is a fault), as
+  // "file:line: function: instruction (reason)" lines.
+  virtual std::vector<std::string> unsupportedInstructions() const = 0;
 };
 
 }  // namespace ptxopt::emu
