@@ -11,7 +11,12 @@
 
 namespace ptxopt::emu {
 
-inline uint32_t popc(uint32_t m) { return static_cast<uint32_t>(std::popcount(m)); }
+// Population count without a libgcc call on hosts built for baseline x86-64.
+inline uint32_t popc(uint32_t m) {
+  m = m - ((m >> 1) & 0x55555555u);
+  m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+  return (((m + (m >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
+}
 
 template <typename F>
 inline void forLanes(uint32_t mask, F&& f) {
@@ -117,6 +122,7 @@ class CtaRunner {
   std::string threadName(const Warp& w, int lane) const;
 
   Launch& L_;
+  bool fastPaths_ = true;
   uint32_t linear_;
   uint32_t ctaid_[3];
   std::vector<Warp> warps_;

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <map>
 
+#include "FastPath.h"
 #include "Program.h"
 #include "ptxopt/analysis/CfgInfo.h"
 #include "ptxopt/analysis/Dominators.h"
@@ -357,7 +358,9 @@ bool Decoder::decodeFunction(DFunction& f, std::string& error) {
         di.guardNeg = inst->guardNegated();
       }
       unsupportedWhy_.clear();
-      if (!decodeInstruction(f, *inst, di)) {
+      if (decodeInstruction(f, *inst, di)) {
+        di.fast = selectFastPath(di);
+      } else {
         DInst bad;
         bad.op = XOp::Unsupported;
         bad.irOp = inst->opcode();

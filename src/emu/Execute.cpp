@@ -68,6 +68,12 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
     lm->threadInstructions += popc(exec);
   }
 
+  if (I.fast && fastPaths_) {
+    if (exec) I.fast(I, f->regs.data(), exec);
+    ++e.pc;
+    return;
+  }
+
   switch (I.op) {
     case XOp::Bra: {
       uint32_t taken = exec, notTaken = e.mask & ~exec;

@@ -273,6 +273,7 @@ CtaRunner::CtaRunner(Launch& l, uint32_t linear) : L_(l), linear_(linear), rng_(
   ctaid_[0] = linear % s.grid[0];
   ctaid_[1] = (linear / s.grid[0]) % s.grid[1];
   ctaid_[2] = linear / (s.grid[0] * s.grid[1]);
+  fastPaths_ = l.opts.fastPaths;
 }
 
 std::string CtaRunner::threadName(const Warp& w, int lane) const {

@@ -79,8 +79,14 @@ struct SymRef {
   uint64_t offset = 0;
 };
 
+struct DInst;
+// A specialized loop that executes one decoded instruction on the lanes in `exec`, given the
+// frame's register file (slot k of lane l at regs[32 * k + l]).
+using FastFn = void (*)(const DInst& I, uint64_t* regs, uint32_t exec);
+
 struct DInst {
   XOp op = XOp::Unsupported;
+  FastFn fast = nullptr;             // set when a specialized loop has the same semantics
   Opcode irOp = Opcode::Unknown;
   ScalarType t = ScalarType::None;   // the instruction's (first) type
   ScalarType t2 = ScalarType::None;  // second type (cvt source, set/slct operand type)

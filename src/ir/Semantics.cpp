@@ -6,44 +6,6 @@
 
 namespace ptxopt {
 
-bool compareInt(CmpOp op, bool isSigned, uint64_t a, uint64_t b) {
-  int64_t sa = static_cast<int64_t>(a), sb = static_cast<int64_t>(b);
-  switch (op) {
-    case CmpOp::Eq: return a == b;
-    case CmpOp::Ne: return a != b;
-    case CmpOp::Lt: return isSigned ? sa < sb : a < b;
-    case CmpOp::Le: return isSigned ? sa <= sb : a <= b;
-    case CmpOp::Gt: return isSigned ? sa > sb : a > b;
-    case CmpOp::Ge: return isSigned ? sa >= sb : a >= b;
-    case CmpOp::Lo: return a < b;
-    case CmpOp::Ls: return a <= b;
-    case CmpOp::Hi: return a > b;
-    case CmpOp::Hs: return a >= b;
-    default: return false;
-  }
-}
-
-bool compareFloat(CmpOp op, double a, double b) {
-  bool unordered = std::isnan(a) || std::isnan(b);
-  switch (op) {
-    case CmpOp::Eq: return !unordered && a == b;
-    case CmpOp::Ne: return !unordered && a != b;
-    case CmpOp::Lt: return !unordered && a < b;
-    case CmpOp::Le: return !unordered && a <= b;
-    case CmpOp::Gt: return !unordered && a > b;
-    case CmpOp::Ge: return !unordered && a >= b;
-    case CmpOp::Equ: return unordered || a == b;
-    case CmpOp::Neu: return unordered || a != b;
-    case CmpOp::Ltu: return unordered || a < b;
-    case CmpOp::Leu: return unordered || a <= b;
-    case CmpOp::Gtu: return unordered || a > b;
-    case CmpOp::Geu: return unordered || a >= b;
-    case CmpOp::Num: return !unordered;
-    case CmpOp::Nan: return unordered;
-    default: return false;
-  }
-}
-
 bool isValidCompare(CmpOp op, TypeClass cls) {
   switch (cls) {
     case TypeClass::Float: return op != CmpOp::Lo && op != CmpOp::Ls && op != CmpOp::Hi && op != CmpOp::Hs;

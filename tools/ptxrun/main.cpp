@@ -116,7 +116,7 @@ bool load(const std::string& path, Loaded& out) {
 int run(int argc, char** argv) {
   CLI::App app{"ptxrun: runs PTX kernels on the CPU with warp-accurate SIMT semantics"};
   std::string ptxFile, specFile, dumpDir, printName, compareFile, metrics, schedule = "round-robin";
-  bool json = false, checkRaces = false, listUnsupported = false;
+  bool json = false, checkRaces = false, listUnsupported = false, noFastPaths = false;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   uint64_t seed = 1, maxInstructions = RunOptions{}.maxInstructions;
   app.add_option("ptx", ptxFile, "the PTX module")->required();
@@ -135,6 +135,7 @@ int run(int argc, char** argv) {
   app.add_option("--seed", seed, "seed of the random schedule");
   app.add_flag("--check-races", checkRaces, "report accesses to the same shared or global byte by different threads between barriers");
   app.add_option("--max-instructions", maxInstructions, "fault after this many warp instructions");
+  app.add_flag("--no-fast-paths", noFastPaths, "run every instruction through the general interpreter (a debugging aid)");
   app.set_version_flag("--version", std::string("ptxrun ") + kVersion);
   try {
     app.parse(argc, argv);
@@ -176,6 +177,7 @@ int run(int argc, char** argv) {
   opts.checkRaces = checkRaces;
   opts.maxInstructions = maxInstructions;
   opts.perLineMetrics = perLine;
+  opts.fastPaths = !noFastPaths;
   RunResult r = main.emulator->run(spec, opts);
   if (!r.error.empty()) {
     std::fprintf(stderr, "ptxrun: error: %s\n", r.error.c_str());

@@ -28,6 +28,7 @@ struct RunOptions {
   bool checkRaces = false;
   uint64_t maxInstructions = 1ull << 34;  // warp instructions per launch before a fault
   bool perLineMetrics = false;
+  bool fastPaths = true;             // specialized loops for frequent instructions (a debugging switch)
 };
 
 struct LineMetrics {
