@@ -54,6 +54,7 @@ struct Access {
   uint64_t warpEpoch = 0;        // warp synchronizations of the thread's warp
   uint32_t warp = 0;
   bool atomic = false;
+  bool strong = false;           // atomic, or ld/st .volatile/.relaxed/.acquire/.release: two strong accesses do not race
   bool valid = false;
 };
 struct Shadow {

@@ -785,6 +785,7 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
     case Opcode::Ldu: {
       di.op = XOp::Ld;
       di.space = inst.space();
+      di.strong = inst.has(Mod::Volatile) || inst.has(Mod::Relaxed) || inst.has(Mod::Acquire);
       di.vec = static_cast<uint8_t>(inst.vectorWidth());
       di.elemBytes = static_cast<uint8_t>(std::max(1u, typeBits(t) / 8));
       if (n != 2) return fail(inst, "ld takes two operands");
@@ -794,6 +795,7 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
     case Opcode::St: {
       di.op = XOp::St;
       di.space = inst.space();
+      di.strong = inst.has(Mod::Volatile) || inst.has(Mod::Relaxed) || inst.has(Mod::Release);
       di.vec = static_cast<uint8_t>(inst.vectorWidth());
       di.elemBytes = static_cast<uint8_t>(std::max(1u, typeBits(t) / 8));
       if (n != 2) return fail(inst, "st takes two operands");

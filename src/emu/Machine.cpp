@@ -558,6 +558,7 @@ void CtaRunner::recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t
   a.warpEpoch = w.syncEpoch;
   a.warp = w.index;
   a.atomic = atomic;
+  a.strong = atomic || I.strong;
   a.valid = true;
   auto ordered = [&](const Access& o) {
     if (!o.valid || (o.thread == a.thread && o.cta == a.cta)) return true;
@@ -566,15 +567,18 @@ void CtaRunner::recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t
     if (o.warp == a.warp && o.warpEpoch != a.warpEpoch) return true;
     return false;
   };
-  auto kind = [](const Access& x, bool isWrite) { return x.atomic ? std::string("atomic") : isWrite ? std::string("write") : std::string("read"); };
+  auto kind = [](const Access& x, bool isWrite) {
+    if (x.atomic) return std::string("atomic");
+    return std::string(x.strong ? "strong " : "") + (isWrite ? "write" : "read");
+  };
   auto check = [&](std::unordered_map<uint64_t, Shadow>& shadow, const std::string& spaceName) {
     for (uint64_t k = 0; k < size; ++k) {
       Shadow& sh = shadow[addr + k];
       char where[64];
       std::snprintf(where, sizeof where, "at 0x%llx", static_cast<unsigned long long>(addr + k));
-      if (!ordered(sh.write) && !(sh.write.atomic && atomic)) {
+      if (!ordered(sh.write) && !(sh.write.strong && a.strong)) {
         L_.reportRace(spaceName, sh.write, a, kind(sh.write, true), kind(a, write), where);
-      } else if (write && !ordered(sh.read) && !(sh.read.atomic && atomic)) {
+      } else if (write && !ordered(sh.read) && !(sh.read.strong && a.strong)) {
         L_.reportRace(spaceName, sh.read, a, kind(sh.read, false), kind(a, write), where);
       }
       if (write) sh.write = a;

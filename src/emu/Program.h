@@ -105,6 +105,7 @@ struct DInst {
   bool setsCarry = false, readsCarry = false;
   bool aligned = false;
   // Memory.
+  bool strong = false;               // ld/st .volatile/.relaxed/.acquire/.release (memory-model strong)
   StateSpace space = StateSpace::Generic;
   uint8_t vec = 1;
   uint8_t elemBytes = 0;             // bytes per element accessed
