@@ -1,5 +1,5 @@
 # Front door for newcomers and CI. Every target sets up what it needs first.
-#   make demo   set up, build, optimize the bundled example and summarize it
+#   make demo   set up, build, optimize the bundled example, check and measure it with ptxrun
 #   make test   set up, build, run every test (GCC build + ASan/UBSan build with the fuzz smoke run)
 #   make bench  build and run the benchmarks
 BUILD      ?= build
@@ -28,6 +28,10 @@ demo: build
 	  /usr/local/cuda/bin/ptxas -arch=sm_90 $(BUILD)/reduce.opt.ptx -o $(BUILD)/reduce.opt.cubin && \
 	  echo "ptxas accepts $(BUILD)/reduce.opt.ptx"; \
 	else echo "SKIPPED: ptxas not found, output not assembled"; fi
+	@# The example's CTAs race on out[] (on purpose, it is a parser stress test): one host thread
+	@# keeps the CTA order fixed so that the two runs are comparable.
+	$(BUILD)/ptxrun --launch examples/reduce.json examples/reduce.ptx -j 1 --compare $(BUILD)/reduce.opt.ptx
+	$(BUILD)/ptxrun --launch examples/reduce.json $(BUILD)/reduce.opt.ptx -j 1 --metrics
 
 test: test-gcc test-asan
 
