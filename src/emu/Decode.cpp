@@ -379,7 +379,7 @@ bool Decoder::decodeFunction(DFunction& f, std::string& error) {
         di.rpc = rpc;
       } else if (di.op == XOp::BrxIdx) {
         auto tables = collectBranchTargetTables(fn);
-        auto it = tables.find(inst->operand(1).id);
+        auto it = inst->numOperands() >= 2 ? tables.find(inst->operand(1).id) : tables.end();
         if (it == tables.end()) {
           di.op = XOp::Unsupported;
           di.call = static_cast<uint32_t>(p_.unsupported.size());
@@ -767,6 +767,7 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
       di.op = XOp::Cvta;
       di.space = inst.space();
       di.mode = inst.has(Mod::To) ? 1 : 0;
+      if (n != 2) return fail(inst, "cvta takes two operands");
       if (!dst(0)) return false;
       const Operand& a = inst.operand(1);
       if (a.kind == OperandKind::Symbol) {
@@ -819,6 +820,7 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
       } else {
         di.mode2 = 1;  // red: no result
       }
+      if (k >= n) return fail(inst, "missing address");
       if (!decodeAddress(f, inst, inst.operand(k), di)) return false;
       for (uint32_t j = k + 1; j < n; ++j)
         if (!src(j, t)) return false;

@@ -723,13 +723,7 @@ void CtaRunner::halfArith(Warp& w, const DInst& I, uint32_t exec) {
         case 27: v = doubleToHalfR(std::tanh(smallFloatToDouble(x, eb, mb)), bf, Rnd::Nearest); break;
         default: faultAt(w, lane, I, "unsupported half-precision operation");
       }
-      v = flush(v);
-      if (I.sat) {
-        double dv = smallFloatToDouble(v, eb, mb);
-        if (std::isnan(dv) || dv < 0) v = 0;
-        else if (dv > 1) v = doubleToHalfR(1.0, bf, Rnd::Nearest);
-      }
-      if ((I.mode2 & 4) && (v & 0x8000)) v = 0;
+      v = halfSatRelu(flush(v), bf, I.sat, I.mode2 & 4);
       out |= static_cast<uint64_t>(v) << (16 * h);
     }
     d[lane] = out;
@@ -841,10 +835,7 @@ void CtaRunner::cvt(Warp& w, const DInst& I, uint32_t exec) {
       case ScalarType::BF16:
       case ScalarType::BF16x2: {
         const bool bf = dt == ScalarType::BF16 || dt == ScalarType::BF16x2;
-        if ((I.mode2 & 4) && v < 0) v = 0.0;  // .relu
-        uint64_t h = doubleToHalfR(v, bf, r);
-        if ((I.mode2 & 4) && (h & 0x8000)) h = 0;
-        return h;
+        return halfSatRelu(doubleToHalfR(v, bf, r), bf, I.sat, I.mode2 & 4);
       }
       default: return 0;
     }

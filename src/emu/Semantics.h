@@ -48,6 +48,24 @@ F floatMinMax(F a, F b, bool isMax, bool propagateNaN) {
 inline uint32_t canonicalNaN32() { return 0x7FFFFFFFu; }
 inline uint64_t canonicalNaN64() { return 0x7FFFFFFFFFFFFFFFull; }
 
+// .sat and .relu on an f16 or bf16 result (bits): .sat clamps to [0, 1] with NaN to +0; .relu
+// turns negatives into +0 and any NaN into the canonical NaN 0x7fff.
+inline uint16_t halfSatRelu(uint16_t v, bool bf, bool sat, bool relu) {
+  const unsigned manBits = bf ? 7 : 10;
+  const uint16_t expMask = static_cast<uint16_t>((bf ? 0xFF : 0x1F) << manBits);
+  const bool nan = (v & expMask) == expMask && (v & ((1u << manBits) - 1)) != 0;
+  const uint16_t one = bf ? 0x3F80 : 0x3C00;
+  if (sat) {
+    if (nan || (v & 0x8000)) return 0;
+    if ((v & 0x7FFF) > one) return one;  // positive values order as their bits
+  }
+  if (relu) {
+    if (nan) return 0x7FFF;
+    if (v & 0x8000) return 0;
+  }
+  return v;
+}
+
 // Value of a register container read as a double (f16/bf16/f32/f64), and written back.
 inline double readFloat(uint64_t v, ScalarType t) {
   switch (t) {

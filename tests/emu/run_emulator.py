@@ -53,16 +53,18 @@ def compare_buffer(label, name, typ, got, want, skip):
     return []
 
 
-def run_one(args, stem, ptx_dir, ref_kind):
-    spec_path = os.path.join(args.specs, stem + ".json")
+def run_one(args, specs_dir, stem, ptx_dir, ref_kind, prefix):
+    spec_path = os.path.join(specs_dir, stem + ".json")
     with open(spec_path, encoding="utf-8") as f:
         spec = json.load(f)
-    rules_path = os.path.join(args.specs, stem + ".compare.json")
+    rules_path = os.path.join(specs_dir, stem + ".compare.json")
     rules = {}
     if os.path.isfile(rules_path):
         with open(rules_path, encoding="utf-8") as f:
             rules = json.load(f)
     kernel_file = stem.split(".")[0]
+    if prefix and kernel_file.startswith(prefix):
+        kernel_file = kernel_file[len(prefix):]
     ptx = os.path.join(ptx_dir, kernel_file + ".ptx")
     label = f"{os.path.basename(ptx_dir)}/{stem}"
     if not os.path.isfile(ptx):
@@ -109,44 +111,57 @@ def main():
     ap.add_argument("--specs", required=True)
     ap.add_argument("--ptx-dir", action="append", default=[])
     ap.add_argument("--uncontracted-ptx-dir", action="append", default=[])
+    ap.add_argument("--clang-specs", help="specs of tests/kernels/clang (stems clang_<file>)")
+    ap.add_argument("--clang-ptx-dir", action="append", default=[])
     ap.add_argument("--work", required=True)
     ap.add_argument("--ptxopt", help="also check the PTX that `ptxopt -O2` makes of every file")
     ap.add_argument("--only", help="run only specs whose stem starts with this")
     ap.add_argument("-j", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
 
-    for opt in ("ptx_dir", "uncontracted_ptx_dir"):
-        present = [d for d in getattr(args, opt) if os.path.isdir(d)]
-        for d in getattr(args, opt):
-            if d not in present:
-                print(f"SKIPPED: {d}: no such PTX build (nvcc not found when configuring?)")
-        setattr(args, opt, present)
-    if not args.ptx_dir and not args.uncontracted_ptx_dir:
+    def present(dirs):
+        for d in dirs:
+            if not os.path.isdir(d):
+                print(f"SKIPPED: {d}: no such PTX build (compiler not found when configuring?)")
+        return [d for d in dirs if os.path.isdir(d)]
+
+    def stems_of(specs_dir):
+        out = sorted(f[:-5] for f in os.listdir(specs_dir)
+                     if f.endswith(".json") and not f.endswith(".compare.json"))
+        return [s for s in out if not args.only or s.startswith(args.only)]
+
+    # (specs directory, stem prefix the PTX file name lacks, [(PTX build, reference kind)])
+    groups = [(args.specs, "", [(d, "ref") for d in present(args.ptx_dir)] +
+               [(d, "ref-nc") for d in present(args.uncontracted_ptx_dir)])]
+    if args.clang_specs:
+        groups.append((args.clang_specs, "clang_", [(d, "ref") for d in present(args.clang_ptx_dir)]))
+    groups = [g for g in groups if g[2]]
+    if not groups:
         print("emu-corpus: SKIPPED: none of the PTX builds exist")
         return 0
-    stems = sorted(f[:-5] for f in os.listdir(args.specs)
-                   if f.endswith(".json") and not f.endswith(".compare.json"))
-    if args.only:
-        stems = [s for s in stems if s.startswith(args.only)]
-    errors = []
-    kinds = ([("ref", [])] if args.ptx_dir else []) + \
-        ([("ref-nc", ["--no-contract"])] if args.uncontracted_ptx_dir else [])
-    for kind, extra in kinds:
-        for stem in stems:
-            out = os.path.join(args.work, kind, stem)
-            os.makedirs(out, exist_ok=True)
-            r = subprocess.run([args.reference, "--spec", os.path.join(args.specs, stem + ".json"),
-                                "--out", out] + extra, capture_output=True, text=True)
-            if r.returncode != 0:
-                errors.append(f"{stem}: ptxopt_reference exited {r.returncode}: {r.stderr.strip()}")
-    jobs = [(s, d, "ref") for d in args.ptx_dir for s in stems] + \
-        [(s, d, "ref-nc") for d in args.uncontracted_ptx_dir for s in stems]
+
+    errors, jobs, builds, nspecs = [], [], 0, 0
+    for specs_dir, prefix, dirs in groups:
+        stems = stems_of(specs_dir)
+        nspecs += len(stems)
+        builds += len(dirs)
+        extra_of = {"ref": [], "ref-nc": ["--no-contract"]}
+        for kind in sorted({k for _, k in dirs}):
+            for stem in stems:
+                out = os.path.join(args.work, kind, stem)
+                os.makedirs(out, exist_ok=True)
+                r = subprocess.run([args.reference, "--spec", os.path.join(specs_dir, stem + ".json"),
+                                    "--out", out] + extra_of[kind], capture_output=True, text=True)
+                if r.returncode != 0:
+                    errors.append(f"{stem}: ptxopt_reference exited {r.returncode}: {r.stderr.strip()}")
+        jobs += [(specs_dir, s, d, kind, prefix) for d, kind in dirs for s in stems]
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.j) as pool:
         for errs in pool.map(lambda job: run_one(args, *job), jobs):
             errors += errs
     for e in errors:
         print("FAIL: " + e)
-    print(f"emu-corpus: {len(jobs)} runs ({len(stems)} specs x {len(args.ptx_dir) + len(args.uncontracted_ptx_dir)} builds): "
+    print(f"emu-corpus: {len(jobs)} runs ({nspecs} specs, {builds} builds"
+          + (", each also after ptxopt -O2" if args.ptxopt else "") + "): "
           + ("all match the references" if not errors else f"{len(errors)} mismatch(es)"))
     return 0 if not errors else 1
 

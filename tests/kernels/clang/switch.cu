@@ -1,6 +1,6 @@
 // kernel: clang_switch
 // launch: grid=[2,1,1] block=[64,1,1] dynamic_shared=0
-// params: in:in i32[128] (init: random(102,0,100000)) ; aux:in i32[128] (init: random(103,-1000,1000)) ; out:out i32[128] (init: zero) ; n: scalar i32 = 128
+// params: in:in i32[128] (init: random(102,0,100000)) ; aux:in i32[128] (init: random(103,-8,8)) ; out:out i32[128] (init: zero) ; n: scalar i32 = 128
 // what: A dense 10-case switch with structurally different case bodies on a divergent selector, compiled by clang (LLVM lowers it to a compare tree or brx.idx jump table), plus a sparse second switch.
 #include "shim.h"
 

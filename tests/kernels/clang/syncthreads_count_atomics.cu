@@ -9,7 +9,7 @@ extern "C" __global__ void clang_syncthreads_count_atomics(const int* in, int* o
     int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     int v = (i < n) ? in[i] : 0;
     int positives = __syncthreads_count(v > 0);
-    int all_small = __syncthreads_and(v < 10);
+    int all_small = __syncthreads_and(v < 9 + (int)blockIdx.x);  // false, then true once the bound passes 10
     int any_zero = __syncthreads_or(v == 0 && i < n);
     if (i < n) {
         out[i] = v * 1000 + positives * 10 + (all_small ? 2 : 0) + (any_zero ? 1 : 0);
