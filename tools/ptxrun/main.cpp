@@ -113,9 +113,25 @@ bool load(const std::string& path, Loaded& out) {
   return true;
 }
 
+// Writes DIR/<name>.bin for each (name, bytes), creating DIR.
+bool dumpBuffers(const std::string& dir, const std::vector<std::pair<std::string, const std::vector<uint8_t>*>>& files) {
+  if (mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
+    std::fprintf(stderr, "ptxrun: error: cannot create '%s': %s\n", dir.c_str(), std::strerror(errno));
+    return false;
+  }
+  std::string error;
+  for (const auto& [name, bytes] : files) {
+    if (!writeFile(dir + "/" + name + ".bin", std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), error)) {
+      std::fprintf(stderr, "ptxrun: error: %s\n", error.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"ptxrun: runs PTX kernels on the CPU with warp-accurate SIMT semantics"};
-  std::string ptxFile, specFile, dumpDir, printName, compareFile, metrics, schedule = "round-robin";
+  std::string ptxFile, specFile, dumpDir, inputsDir, printName, compareFile, metrics, schedule = "round-robin";
   bool json = false, checkRaces = false, listUnsupported = false, noFastPaths = false;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   uint64_t seed = 1, maxInstructions = RunOptions{}.maxInstructions;
@@ -123,6 +139,7 @@ int run(int argc, char** argv) {
   app.add_option("--launch", specFile, "launch specification (JSON)");
   app.add_flag("--list-unsupported", listUnsupported, "list the module's instructions the emulator cannot run, then stop");
   app.add_option("--dump", dumpDir, "write every buffer after the run as DIR/<name>.bin");
+  app.add_option("--dump-inputs", inputsDir, "write every buffer's initial contents as DIR/<name>.bin (before the run)");
   app.add_option("--print", printName, "print one buffer, one element per line");
   app.add_flag("--json", json, "print every buffer (and the printf output) as JSON");
   app.add_option("--compare", compareFile, "run the same launch on this module too and compare every buffer bit for bit");
@@ -170,6 +187,21 @@ int run(int argc, char** argv) {
   }
   Loaded main;
   if (!load(ptxFile, main)) return kError;
+  if (!inputsDir.empty()) {
+    std::vector<std::vector<uint8_t>> contents;
+    std::vector<std::pair<std::string, const std::vector<uint8_t>*>> files;
+    contents.reserve(spec.params.size());
+    for (const ParamSpec& p : spec.params) {
+      if (p.kind != ParamSpec::Kind::Buffer) continue;
+      contents.emplace_back();
+      if (!initialBufferContents(p, contents.back(), error)) {
+        std::fprintf(stderr, "ptxrun: error: %s: %s\n", spec.path.c_str(), error.c_str());
+        return kError;
+      }
+      files.emplace_back(p.name, &contents.back());
+    }
+    if (!dumpBuffers(inputsDir, files)) return kError;
+  }
   RunOptions opts;
   opts.jobs = jobs;
   opts.schedule = schedule == "random" ? RunOptions::Schedule::Random : RunOptions::Schedule::RoundRobin;
@@ -227,17 +259,9 @@ int run(int argc, char** argv) {
   }
 
   if (!dumpDir.empty()) {
-    if (mkdir(dumpDir.c_str(), 0777) != 0 && errno != EEXIST) {
-      std::fprintf(stderr, "ptxrun: error: cannot create '%s': %s\n", dumpDir.c_str(), std::strerror(errno));
-      return kError;
-    }
-    for (const BufferResult& b : r.buffers) {
-      std::string path = dumpDir + "/" + b.name + ".bin";
-      if (!writeFile(path, std::string_view(reinterpret_cast<const char*>(b.bytes.data()), b.bytes.size()), error)) {
-        std::fprintf(stderr, "ptxrun: error: %s\n", error.c_str());
-        return kError;
-      }
-    }
+    std::vector<std::pair<std::string, const std::vector<uint8_t>*>> files;
+    for (const BufferResult& b : r.buffers) files.emplace_back(b.name, &b.bytes);
+    if (!dumpBuffers(dumpDir, files)) return kError;
   }
   if (!printName.empty()) {
     const BufferResult* found = nullptr;
