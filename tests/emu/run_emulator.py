@@ -84,7 +84,7 @@ def run_one(args, specs_dir, stem, ptx_dir, ref_kind, prefix):
 
 def check_run(args, spec, rules, spec_path, ptx, label, out, ref):
     os.makedirs(out, exist_ok=True)
-    cmd = [args.ptxrun, "--launch", spec_path, ptx, "--dump", out, "-j", "1"]
+    cmd = [args.ptxrun, "--launch", spec_path, ptx, "--dump", out, "-j", str(args.ptxrun_jobs)]
     r = subprocess.run(cmd, capture_output=True)
     if r.returncode != 0:
         return [f"{label}: ptxrun exited {r.returncode}: "
@@ -116,7 +116,8 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--ptxopt", help="also check the PTX that `ptxopt -O2` makes of every file")
     ap.add_argument("--only", help="run only specs whose stem starts with this")
-    ap.add_argument("-j", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("-j", type=int, default=os.cpu_count() or 1, help="runs at a time")
+    ap.add_argument("--ptxrun-jobs", type=int, default=1, help="ptxrun's own -j (results must not depend on it)")
     args = ap.parse_args()
 
     def present(dirs):
