@@ -19,6 +19,33 @@ uint64_t extendLoaded(uint64_t raw, unsigned bytes, ScalarType t) {
   return raw;
 }
 
+// Element accesses of ld/st. CTAs on different host threads may touch the same global bytes
+// (a kernel that races, or reads what another CTA updates atomically): relaxed atomic accesses
+// keep that defined for the host, at the cost of a plain move. Elements are naturally aligned
+// (misalignment faulted before).
+uint64_t loadElement(const uint8_t* p, unsigned eb) {
+  switch (eb) {
+    case 1: return __atomic_load_n(p, __ATOMIC_RELAXED);
+    case 2: return __atomic_load_n(reinterpret_cast<const uint16_t*>(p), __ATOMIC_RELAXED);
+    case 4: return __atomic_load_n(reinterpret_cast<const uint32_t*>(p), __ATOMIC_RELAXED);
+    case 8: return __atomic_load_n(reinterpret_cast<const uint64_t*>(p), __ATOMIC_RELAXED);
+    default: {
+      uint64_t raw = 0;
+      std::memcpy(&raw, p, std::min(eb, 8u));
+      return raw;
+    }
+  }
+}
+void storeElement(uint8_t* p, unsigned eb, uint64_t v) {
+  switch (eb) {
+    case 1: __atomic_store_n(p, static_cast<uint8_t>(v), __ATOMIC_RELAXED); break;
+    case 2: __atomic_store_n(reinterpret_cast<uint16_t*>(p), static_cast<uint16_t>(v), __ATOMIC_RELAXED); break;
+    case 4: __atomic_store_n(reinterpret_cast<uint32_t*>(p), static_cast<uint32_t>(v), __ATOMIC_RELAXED); break;
+    case 8: __atomic_store_n(reinterpret_cast<uint64_t*>(p), v, __ATOMIC_RELAXED); break;
+    default: std::memcpy(p, &v, std::min(eb, 8u)); break;
+  }
+}
+
 }  // namespace
 
 void CtaRunner::load(Warp& w, const DInst& I, uint32_t exec) {
@@ -44,11 +71,7 @@ void CtaRunner::load(Warp& w, const DInst& I, uint32_t exec) {
   forLanes(exec, [&](int lane) {
     uint64_t addr = base ? base[lane] + static_cast<uint64_t>(I.addrOffset) : symAddr;
     const uint8_t* p = memory(w, I, space, addr, total, lane, false, false, sym);
-    for (unsigned k = 0; k < I.vec && k < I.ndst; ++k) {
-      uint64_t raw = 0;
-      std::memcpy(&raw, p + k * eb, eb);
-      f->slot(I.dst[k])[lane] = extendLoaded(raw, eb, I.t);
-    }
+    for (unsigned k = 0; k < I.vec && k < I.ndst; ++k) f->slot(I.dst[k])[lane] = extendLoaded(loadElement(p + k * eb, eb), eb, I.t);
   });
 }
 
@@ -75,10 +98,7 @@ void CtaRunner::store(Warp& w, const DInst& I, uint32_t exec) {
   forLanes(exec, [&](int lane) {
     uint64_t addr = base ? base[lane] + static_cast<uint64_t>(I.addrOffset) : symAddr;
     uint8_t* p = memory(w, I, space, addr, total, lane, true, false, sym);
-    for (unsigned k = 0; k < I.vec && k < I.nsrc; ++k) {
-      uint64_t v = f->slot(I.src[k])[lane];
-      std::memcpy(p + k * eb, &v, eb);
-    }
+    for (unsigned k = 0; k < I.vec && k < I.nsrc; ++k) storeElement(p + k * eb, eb, f->slot(I.src[k])[lane]);
   });
 }
 

@@ -130,9 +130,10 @@ template <CmpOp Op> struct SetpF64 {
 };
 
 // fma with the host's fused instruction where the CPU has one (a call into libm otherwise).
-// The body is forced inline into each clone so that the FMA clone compiles it with the
-// instruction; every lane is computed (inactive lanes' registers are plain numbers) and only
-// the executing ones are written.
+// The body is forced inline into two functions, one compiled for FMA-capable CPUs; the choice
+// is made once at run time (no ifunc: sanitizer runtimes cannot run resolvers that early).
+// Every lane is computed (inactive lanes' registers are plain numbers) and only the executing
+// ones are written.
 template <typename T>
 [[gnu::always_inline]] inline void fmaBody(const DInst& I, uint64_t* R, uint32_t exec) {
   uint64_t* d = R + static_cast<size_t>(I.dst[0]) * 32;
@@ -149,12 +150,25 @@ template <typename T>
     d[l] = out[l];
   }
 }
-__attribute__((target_clones("fma", "default"))) void fmaF32Loop(const DInst& I, uint64_t* R, uint32_t exec) {
-  fmaBody<float>(I, R, exec);
+void fmaF32Loop(const DInst& I, uint64_t* R, uint32_t exec) { fmaBody<float>(I, R, exec); }
+void fmaF64Loop(const DInst& I, uint64_t* R, uint32_t exec) { fmaBody<double>(I, R, exec); }
+#if defined(__x86_64__)
+__attribute__((target("fma"))) void fmaF32LoopFma(const DInst& I, uint64_t* R, uint32_t exec) { fmaBody<float>(I, R, exec); }
+__attribute__((target("fma"))) void fmaF64LoopFma(const DInst& I, uint64_t* R, uint32_t exec) { fmaBody<double>(I, R, exec); }
+bool hostHasFma() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("fma") != 0;
+  }();
+  return has;
 }
-__attribute__((target_clones("fma", "default"))) void fmaF64Loop(const DInst& I, uint64_t* R, uint32_t exec) {
-  fmaBody<double>(I, R, exec);
+Fn fmaLoop(bool f32) {
+  if (hostHasFma()) return f32 ? &fmaF32LoopFma : &fmaF64LoopFma;
+  return f32 ? &fmaF32Loop : &fmaF64Loop;
 }
+#else
+Fn fmaLoop(bool f32) { return f32 ? &fmaF32Loop : &fmaF64Loop; }
+#endif
 
 // ---- selection --------------------------------------------------------------------------------
 
@@ -295,7 +309,7 @@ FastFn selectFastPath(const DInst& I) {
         case 2: return I.nsrc == 2 ? (f32 ? &loop<MulF32> : &loop<MulF64>) : nullptr;
         // mad.f32 without a rounding modifier is mul then add on old targets; only fma.rn and
         // mad.rn (which is fused) qualify.
-        case 3: return I.nsrc == 3 && I.hasRounding ? (f32 ? &fmaF32Loop : &fmaF64Loop) : nullptr;
+        case 3: return I.nsrc == 3 && I.hasRounding ? fmaLoop(f32) : nullptr;
         default: return nullptr;
       }
     }
