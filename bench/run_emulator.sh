@@ -5,17 +5,9 @@
 # The kernels are bench/emu/*.cu; their PTX (nvcc 13.0, -arch=sm_90) is checked in beside them.
 # Usage: bench/run_emulator.sh [BUILD_DIR]   (after `make build`)
 set -euo pipefail
+. "$(dirname "$0")/common.sh"
 build=${1:-build}
 dir=$(dirname "$0")/emu
-best() {  # best wall time of 5 runs, in seconds
-  local b=999
-  for _ in 1 2 3 4 5; do
-    local s e
-    s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
-    b=$(echo "$b $s $e" | awk '{d=$3-$2; print (d<$1)?d:$1}')
-  done
-  echo "$b"
-}
 printf "%-10s %-4s %16s %10s %9s %18s\n" kernel jobs thread_instr simt_eff seconds thread_instr/s
 for k in compute divergent; do
   m=$("$build/ptxrun" --launch "$dir/$k.json" "$dir/$k.ptx" --metrics)

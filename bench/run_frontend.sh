@@ -3,6 +3,7 @@
 # scaling on 1x, 10x and 100x the largest corpus file, and the time ratio to ptxas.
 # Usage: bench/run_frontend.sh [BUILD_DIR]   (after `make build`)
 set -euo pipefail
+. "$(dirname "$0")/common.sh"
 build=${1:-build}
 src=$build/corpus/cccl-sm90/thrust_sort.ptx
 [ -f "$src" ] || { echo "missing $src: build the corpus first (make build, needs nvcc)"; exit 1; }
@@ -22,15 +23,6 @@ for f in x1 x10 x100; do
   /usr/bin/time -f "$f: %e s, peak RSS %M KB" "$build/ptxopt" "$work/$f.ptx" -o /dev/null
 done
 
-best() {  # best wall time of 5 runs, in seconds
-  local b=999
-  for _ in 1 2 3 4 5; do
-    local s e
-    s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
-    b=$(echo "$b $s $e" | awk '{d=$3-$2; print (d<$1)?d:$1}')
-  done
-  echo "$b"
-}
 if [ -x /usr/local/cuda/bin/ptxas ]; then
   echo "== ratio to ptxas on x1 (best of 5)"
   t_ptxas=$(best /usr/local/cuda/bin/ptxas -arch=sm_90 "$work/x1.ptx" -o "$work/x1.cubin")

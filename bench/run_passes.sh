@@ -3,18 +3,10 @@
 # the analyses and -O1 on generated functions of 12,500 to 100,000 blocks.
 # Usage: bench/run_passes.sh [BUILD_DIR]   (after `make build`)
 set -euo pipefail
+. "$(dirname "$0")/common.sh"
 build=${1:-build}
 src=$build/corpus/cccl-sm90/thrust_sort.ptx
 [ -f "$src" ] || { echo "missing $src: build the corpus first (make build, needs nvcc)"; exit 1; }
-best() {  # best wall time of 5 runs, in seconds
-  local b=999
-  for _ in 1 2 3 4 5; do
-    local s e
-    s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
-    b=$(echo "$b $s $e" | awk '{d=$3-$2; print (d<$1)?d:$1}')
-  done
-  echo "$b"
-}
 echo "== -O1 on $(basename "$src") ($(stat -c %s "$src") bytes), best of 5"
 t0=$(best "$build/ptxopt" -O0 "$src" -o /dev/null)
 t1=$(best "$build/ptxopt" -O1 "$src" -o /dev/null)

@@ -48,70 +48,53 @@ void storeElement(uint8_t* p, unsigned eb, uint64_t v) {
 
 }  // namespace
 
+// The address of ld/st/atom for each lane: a register plus offset, or a symbol resolved once
+// (parameter symbols stay symbolic: `memory` finds them in the right frame).
+CtaRunner::MemRef CtaRunner::memRefOf(Warp& w, const DInst& I) {
+  MemRef a;
+  a.space = I.space;
+  if (I.addrFromReg) {
+    a.base = w.stack.back().frame->slot(I.addrSlot);
+    return a;
+  }
+  SymRef::Kind k = I.addrSym.kind;
+  if (k == SymRef::Kind::FrameParam || k == SymRef::Kind::CalleeParam || k == SymRef::Kind::CalleeRetval ||
+      k == SymRef::Kind::KernelParam) {
+    a.sym = &I.addrSym;
+  } else if (k != SymRef::Kind::None) {
+    StateSpace symSpace;
+    a.symAddr = symbolAddress(w, I.addrSym, I.addrOffset, symSpace);
+    if (a.space == StateSpace::Generic) a.space = symSpace;
+  } else {
+    a.symAddr = static_cast<uint64_t>(I.addrOffset);
+  }
+  return a;
+}
+
 void CtaRunner::load(Warp& w, const DInst& I, uint32_t exec) {
   Frame* f = w.stack.back().frame;
-  const uint64_t* base = I.addrFromReg ? f->slot(I.addrSlot) : nullptr;
-  StateSpace space = I.space;
-  const SymRef* sym = nullptr;
-  uint64_t symAddr = 0;
-  if (!I.addrFromReg) {
-    SymRef::Kind k = I.addrSym.kind;
-    if (k == SymRef::Kind::FrameParam || k == SymRef::Kind::CalleeParam || k == SymRef::Kind::CalleeRetval ||
-        k == SymRef::Kind::KernelParam) {
-      sym = &I.addrSym;
-    } else if (k != SymRef::Kind::None) {
-      StateSpace symSpace;
-      symAddr = symbolAddress(w, I.addrSym, I.addrOffset, symSpace);
-      if (space == StateSpace::Generic) space = symSpace;
-    } else {
-      symAddr = static_cast<uint64_t>(I.addrOffset);
-    }
-  }
+  const MemRef a = memRefOf(w, I);
   const unsigned eb = I.elemBytes, total = eb * I.vec;
   forLanes(exec, [&](int lane) {
-    uint64_t addr = base ? base[lane] + static_cast<uint64_t>(I.addrOffset) : symAddr;
-    const uint8_t* p = memory(w, I, space, addr, total, lane, false, false, sym);
+    const uint8_t* p = memory(w, I, a.space, a.address(I, lane), total, lane, false, false, a.sym);
     for (unsigned k = 0; k < I.vec && k < I.ndst; ++k) f->slot(I.dst[k])[lane] = extendLoaded(loadElement(p + k * eb, eb), eb, I.t);
   });
 }
 
 void CtaRunner::store(Warp& w, const DInst& I, uint32_t exec) {
   Frame* f = w.stack.back().frame;
-  const uint64_t* base = I.addrFromReg ? f->slot(I.addrSlot) : nullptr;
-  StateSpace space = I.space;
-  const SymRef* sym = nullptr;
-  uint64_t symAddr = 0;
-  if (!I.addrFromReg) {
-    SymRef::Kind k = I.addrSym.kind;
-    if (k == SymRef::Kind::FrameParam || k == SymRef::Kind::CalleeParam || k == SymRef::Kind::CalleeRetval ||
-        k == SymRef::Kind::KernelParam) {
-      sym = &I.addrSym;
-    } else if (k != SymRef::Kind::None) {
-      StateSpace symSpace;
-      symAddr = symbolAddress(w, I.addrSym, I.addrOffset, symSpace);
-      if (space == StateSpace::Generic) space = symSpace;
-    } else {
-      symAddr = static_cast<uint64_t>(I.addrOffset);
-    }
-  }
+  const MemRef a = memRefOf(w, I);
   const unsigned eb = I.elemBytes, total = eb * I.vec;
   forLanes(exec, [&](int lane) {
-    uint64_t addr = base ? base[lane] + static_cast<uint64_t>(I.addrOffset) : symAddr;
-    uint8_t* p = memory(w, I, space, addr, total, lane, true, false, sym);
+    uint8_t* p = memory(w, I, a.space, a.address(I, lane), total, lane, true, false, a.sym);
     for (unsigned k = 0; k < I.vec && k < I.nsrc; ++k) storeElement(p + k * eb, eb, f->slot(I.src[k])[lane]);
   });
 }
 
 void CtaRunner::atomic(Warp& w, const DInst& I, uint32_t exec) {
   Frame* f = w.stack.back().frame;
-  const uint64_t* base = I.addrFromReg ? f->slot(I.addrSlot) : nullptr;
-  StateSpace space = I.space;
-  uint64_t symAddr = 0;
-  if (!I.addrFromReg && I.addrSym.kind != SymRef::Kind::None) {
-    StateSpace symSpace;
-    symAddr = symbolAddress(w, I.addrSym, I.addrOffset, symSpace);
-    if (space == StateSpace::Generic) space = symSpace;
-  }
+  const MemRef a = memRefOf(w, I);
+  const StateSpace space = a.space;
   const unsigned eb = I.elemBytes;
   if (eb != 4 && eb != 8) faultAt(w, std::countr_zero(exec), I, "atomics on " + std::to_string(eb) + "-byte values are not supported");
   const ScalarType t = I.t;
@@ -156,9 +139,8 @@ void CtaRunner::atomic(Warp& w, const DInst& I, uint32_t exec) {
     }
   };
   forLanes(exec, [&](int lane) {
-    uint64_t addr = base ? base[lane] + static_cast<uint64_t>(I.addrOffset) : symAddr;
-    StateSpace sp = space;
-    uint8_t* p = memory(w, I, sp, addr, eb, lane, true, true, nullptr);
+    uint64_t addr = a.address(I, lane);
+    uint8_t* p = memory(w, I, space, addr, eb, lane, true, true, a.sym);
     // Global memory is shared with CTAs running on other host threads.
     bool isGlobal = space == StateSpace::Global ||
                     (space == StateSpace::Generic && !(addr >= kConstWindow && addr < kCodeWindow));

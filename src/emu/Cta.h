@@ -111,6 +111,14 @@ class CtaRunner {
   void halfArith(Warp& w, const DInst& I, uint32_t exec);
   void setp(Warp& w, const DInst& I, uint32_t exec);
   void cvt(Warp& w, const DInst& I, uint32_t exec);
+  struct MemRef {
+    StateSpace space = StateSpace::Generic;
+    const uint64_t* base = nullptr;  // per-lane address register, or
+    const SymRef* sym = nullptr;     // a parameter symbol, or
+    uint64_t symAddr = 0;            // a resolved address
+    uint64_t address(const DInst& I, int lane) const { return base ? base[lane] + static_cast<uint64_t>(I.addrOffset) : symAddr; }
+  };
+  MemRef memRefOf(Warp& w, const DInst& I);
   void load(Warp& w, const DInst& I, uint32_t exec);
   void store(Warp& w, const DInst& I, uint32_t exec);
   void atomic(Warp& w, const DInst& I, uint32_t exec);
