@@ -24,11 +24,6 @@ uint64_t naturalAlign(const Variable& v) {
   return e;
 }
 
-// Submodes of the decoded operations.
-namespace IntMode {
-enum : uint8_t { Add, Sub, Mul, Mad, Div, Rem, Abs, Neg, Min, Max, Mul24, Mad24 };
-}
-
 class Decoder {
  public:
   Decoder(const Module& m, Program& p) : m_(m), p_(p) {}
@@ -99,20 +94,8 @@ class Decoder {
       if (it.kind == InitItem::Kind::Open || it.kind == InitItem::Kind::Close) continue;
       if (pos + elem > size) break;
       uint64_t bits = 0;
-      if (it.kind == InitItem::Kind::Int) {
-        bits = static_cast<uint64_t>(it.value);
-        if (typeClass(v.type) == TypeClass::Float) {
-          double d = static_cast<double>(static_cast<int64_t>(bits));
-          bits = v.type == ScalarType::F32 ? floatBits(static_cast<float>(d)) : doubleBits(d);
-        }
-      } else if (it.kind == InitItem::Kind::Float) {
-        uint64_t raw = static_cast<uint64_t>(it.value);
-        double d = static_cast<FloatForm>(it.flags) == FloatForm::F32Hex ? bitsFloat(static_cast<uint32_t>(raw)) : bitsDouble(raw);
-        if (v.type == ScalarType::F32) bits = floatBits(static_cast<float>(d));
-        else if (v.type == ScalarType::F64) bits = doubleBits(d);
-        else if (v.type == ScalarType::F16) bits = doubleToHalf(d);
-        else bits = static_cast<FloatForm>(it.flags) == FloatForm::F32Hex ? raw : raw;
-      }
+      if (it.kind == InitItem::Kind::Int || it.kind == InitItem::Kind::Float)
+        bits = literalBits(it.kind == InitItem::Kind::Float, static_cast<uint64_t>(it.value), static_cast<FloatForm>(it.flags), v.type);
       std::memcpy(out + pos, &bits, elem);
       pos += elem;
     }
@@ -139,21 +122,20 @@ class Decoder {
     return kSpecialBase + static_cast<uint32_t>(f.specials.size() - 1);
   }
 
-  // An immediate as the 64-bit pattern an operand of type `t` reads.
-  static uint64_t immediateBits(const Operand& o, ScalarType t) {
-    if (o.kind == OperandKind::Imm) {
+  // The 64-bit pattern a literal stands for where a value of type `t` is read: an integer
+  // literal (converted when `t` is a float type) or a float literal (0f/0d bits or decimal;
+  // kept bit for bit where its width is the type's). Operands and initializers both use it.
+  static uint64_t literalBits(bool isFloat, uint64_t raw, FloatForm form, ScalarType t) {
+    if (!isFloat) {
       if (typeClass(t) == TypeClass::Float) {
-        double d = static_cast<double>(o.value);
+        double d = static_cast<double>(static_cast<int64_t>(raw));
         if (t == ScalarType::F32) return floatBits(static_cast<float>(d));
         if (t == ScalarType::F64) return doubleBits(d);
         if (t == ScalarType::F16) return doubleToHalf(d);
         if (t == ScalarType::BF16) return doubleToBFloat16(d);
       }
-      return static_cast<uint64_t>(o.value);
+      return raw;
     }
-    // FImm
-    uint64_t raw = static_cast<uint64_t>(o.value);
-    FloatForm form = static_cast<FloatForm>(o.aux);
     if (form == FloatForm::F32Hex && (t == ScalarType::F32 || typeBits(t) == 32)) return raw & 0xFFFFFFFFu;
     if (form == FloatForm::F64Hex && (t == ScalarType::F64 || typeBits(t) == 64)) return raw;
     double d = form == FloatForm::F32Hex ? bitsFloat(static_cast<uint32_t>(raw)) : bitsDouble(raw);
@@ -164,50 +146,45 @@ class Decoder {
       default: return doubleBits(d);
     }
   }
+  static uint64_t immediateBits(const Operand& o, ScalarType t) {
+    return literalBits(o.kind == OperandKind::FImm, static_cast<uint64_t>(o.value), static_cast<FloatForm>(o.aux), t);
+  }
 
   // The slot an operand reads, for an operand of type `t`.
-  bool srcSlot(DFunction& f, DInst& di, const Instruction& inst, const Operand& o, ScalarType t, uint32_t& slot) {
+  bool srcSlot(DFunction& f, const Operand& o, ScalarType t, uint32_t& slot) {
     switch (o.kind) {
       case OperandKind::Reg:
-        if (o.component() != Component::None) return fail(inst, "vector register components are not supported");
+        if (o.component() != Component::None) return fail("vector register components are not supported");
         slot = o.id;
         return true;
       case OperandKind::Imm:
       case OperandKind::FImm: slot = constSlot(f, immediateBits(o, t)); return true;
       case OperandKind::Special: slot = specialSlot(f, o); return true;
-      case OperandKind::Sink: slot = sinkSlot(f); return true;
+      case OperandKind::Sink: slot = kSinkSlot; return true;
       default: break;
     }
-    (void)di;
-    return fail(inst, "unsupported operand");
+    return fail("unsupported operand");
   }
 
-  uint32_t sinkSlot(DFunction& f) {
-    if (sink_ == UINT32_MAX) sink_ = kSinkSlot;
-    (void)f;
-    return kSinkSlot;
-  }
-
-  bool dstSlot(const Instruction& inst, const Operand& o, uint32_t& slot) {
+  bool dstSlot(const Operand& o, uint32_t& slot) {
     if (o.kind == OperandKind::Sink) {
       slot = kSinkSlot;
       return true;
     }
-    if (o.kind != OperandKind::Reg || o.component() != Component::None) return fail(inst, "unsupported destination");
+    if (o.kind != OperandKind::Reg || o.component() != Component::None) return fail("unsupported destination");
     slot = o.id;
     return true;
   }
 
-  bool fail(const Instruction& inst, const std::string& why) {
-    // Decoding problems become Unsupported instructions that fault when executed.
+  // Decoding problems become Unsupported instructions that fault when executed.
+  bool fail(const std::string& why) {
     unsupportedWhy_ = why;
-    (void)inst;
     return false;
   }
 
   // Symbols visible from an instruction: nested .param/.local/.shared declarations by scope,
   // then the function's own declarations and parameters, then the module's variables.
-  SymRef resolveSymbol(const DFunction& f, uint32_t nameId) {
+  SymRef resolveSymbol(uint32_t nameId) {
     auto it = scoped_.find(nameId);
     if (it != scoped_.end() && !it->second.empty()) return it->second.back();
     auto fit = functionSyms_.find(nameId);
@@ -217,7 +194,6 @@ class Decoder {
     if (mit != moduleSyms_.end()) return mit->second;
     auto fn = p_.functionIndex.find(name);
     if (fn != p_.functionIndex.end()) return SymRef{SymRef::Kind::Function, fn->second, 0};
-    (void)f;
     return SymRef{};
   }
 
@@ -236,10 +212,8 @@ class Decoder {
     } else if (isSharedSpace(v.space)) {
       auto it = functionShared_.find(&v);
       ref = it != functionShared_.end() ? SymRef{SymRef::Kind::SharedVar, 0, it->second} : SymRef{SymRef::Kind::SharedVar, 1, 0};
-    } else if (v.space == StateSpace::Global) {
-      return;  // function-scope .global variables are not supported
     } else {
-      return;
+      return;  // function-scope .global variables are not supported
     }
     if (nested)
       scoped_[v.name].push_back(ref);
@@ -249,7 +223,7 @@ class Decoder {
 
   bool decodeFunction(DFunction& f, std::string& error);
   bool decodeInstruction(DFunction& f, const Instruction& inst, DInst& di);
-  bool decodeAddress(DFunction& f, const Instruction& inst, const Operand& o, DInst& di);
+  bool decodeAddress(const Operand& o, DInst& di);
   bool decodeCall(DFunction& f, const Instruction& inst, DInst& di);
 
   static constexpr uint32_t kSpecialBase = 0x40000000u;
@@ -263,7 +237,6 @@ class Decoder {
   std::unordered_map<uint32_t, SymRef> functionSyms_;
   std::unordered_map<uint32_t, std::vector<SymRef>> scoped_;
   std::map<uint64_t, uint32_t> constSlots_;
-  uint32_t sink_ = UINT32_MAX;
   std::string unsupportedWhy_;
 };
 
@@ -314,7 +287,13 @@ bool Decoder::decodeFunction(DFunction& f, std::string& error) {
     for (const Instruction* i : b->insts())
       if (!i->info().isPseudo()) ++pc;
   }
-  const uint32_t endPc = pc;  // an implicit ret when control falls off the end
+  const auto tables = collectBranchTargetTables(fn);
+  // An instruction the emulator cannot run: a record for --list-unsupported, a fault if executed.
+  auto unsupported = [&](DInst& di, const Instruction& inst, const std::string& why) {
+    di.op = XOp::Unsupported;
+    di.call = static_cast<uint32_t>(p_.unsupported.size());
+    p_.unsupported.push_back({di.line, std::string(fn.name()), printInstruction(fn, inst), why});
+  };
 
   std::vector<uint32_t> scopeStack{0};
   std::vector<std::vector<uint32_t>> scopeNames{{}};
@@ -348,7 +327,6 @@ bool Decoder::decodeFunction(DFunction& f, std::string& error) {
       }
       if (inst->info().isPseudo()) continue;
       DInst di;
-      di.irOp = inst->opcode();
       di.ir = inst;
       di.line = inst->loc().line;
       di.t = inst->type(0);
@@ -362,47 +340,32 @@ bool Decoder::decodeFunction(DFunction& f, std::string& error) {
         di.fast = selectFastPath(di);
       } else {
         DInst bad;
-        bad.op = XOp::Unsupported;
-        bad.irOp = inst->opcode();
         bad.ir = inst;
         bad.line = di.line;
         bad.guard = di.guard;
         bad.guardNeg = di.guardNeg;
-        bad.call = static_cast<uint32_t>(p_.unsupported.size());
-        p_.unsupported.push_back({bad.line, std::string(fn.name()), printInstruction(fn, *inst), unsupportedWhy_});
-        di = bad;
+        unsupported(bad, *inst, unsupportedWhy_);
+        di = std::move(bad);
       }
-      // Branch targets and reconvergence.
-      if (di.op == XOp::Bra) {
-        for (const Operand& o : inst->operands())
-          if (o.isLabel()) di.target = blockPc[fn.labelBlock(o.id)->id()];
-        di.rpc = rpc;
-      } else if (di.op == XOp::BrxIdx) {
-        auto tables = collectBranchTargetTables(fn);
-        auto it = inst->numOperands() >= 2 ? tables.find(inst->operand(1).id) : tables.end();
-        if (it == tables.end()) {
-          di.op = XOp::Unsupported;
-          di.call = static_cast<uint32_t>(p_.unsupported.size());
-          p_.unsupported.push_back({di.line, std::string(fn.name()), printInstruction(fn, *inst), "its branch target table is not found"});
+      // Branch targets and the reconvergence point of a branch that splits the warp.
+      if (di.op == XOp::Bra || di.op == XOp::BrxIdx) {
+        auto labels = branchTargetLabels(*inst, tables);
+        auto pcOf = [&](uint32_t label) { return blockPc[fn.labelBlock(label)->id()]; };
+        if (labels.empty()) {
+          unsupported(di, *inst, di.op == XOp::Bra ? "a branch without a target" : "its branch target table is not found");
         } else {
-          for (const Operand& o : it->second->operands())
-            if (o.isLabel()) di.targets.push_back(blockPc[fn.labelBlock(o.id)->id()]);
+          if (di.op == XOp::Bra) di.target = pcOf(labels.front());
+          else for (uint32_t label : labels) di.targets.push_back(pcOf(label));
+          di.rpc = rpc;
         }
-        di.rpc = rpc;
-      } else if (di.op == XOp::Call || di.op == XOp::Ret || di.op == XOp::Exit || di.op == XOp::Trap) {
-        di.rpc = rpc;
-      } else if (inst->hasGuard()) {
-        di.rpc = rpc;
       }
       f.code.push_back(std::move(di));
     }
   }
   DInst ret;
   ret.op = XOp::Ret;
-  ret.irOp = Opcode::Ret;
   ret.line = f.code.empty() ? fn.loc.line : f.code.back().line;
-  f.code.push_back(ret);
-  (void)endPc;
+  f.code.push_back(ret);  // control falling off the end returns
 
   // Slots: registers, then constants, then special registers, then the sink and the carry.
   uint32_t specialBase = f.numRegs + static_cast<uint32_t>(f.constValues.size());
@@ -421,8 +384,8 @@ bool Decoder::decodeFunction(DFunction& f, std::string& error) {
   return true;
 }
 
-bool Decoder::decodeAddress(DFunction& f, const Instruction& inst, const Operand& o, DInst& di) {
-  if (o.kind != OperandKind::Address) return fail(inst, "expected an address");
+bool Decoder::decodeAddress(const Operand& o, DInst& di) {
+  if (o.kind != OperandKind::Address) return fail("expected an address");
   di.addrOffset = o.value;
   switch (o.addressBase()) {
     case AddressBase::Reg:
@@ -430,8 +393,8 @@ bool Decoder::decodeAddress(DFunction& f, const Instruction& inst, const Operand
       di.addrSlot = o.id;
       return true;
     case AddressBase::Symbol:
-      di.addrSym = resolveSymbol(f, o.id);
-      if (di.addrSym.kind == SymRef::Kind::None) return fail(inst, "unknown symbol " + std::string(m_.str(o.id)));
+      di.addrSym = resolveSymbol(o.id);
+      if (di.addrSym.kind == SymRef::Kind::None) return fail("unknown symbol " + std::string(m_.str(o.id)));
       return true;
     case AddressBase::None:
       di.addrFromReg = false;
@@ -455,7 +418,7 @@ bool Decoder::decodeCall(DFunction& f, const Instruction& inst, DInst& di) {
       target = &o;
     }
   }
-  if (!target) return fail(inst, "call without a target");
+  if (!target) return fail("call without a target");
   const Operand* rets = nullptr;
   const Operand* args = nullptr;
   // A list before the target holds results; after it, arguments.
@@ -465,7 +428,7 @@ bool Decoder::decodeCall(DFunction& f, const Instruction& inst, DInst& di) {
   }
   auto paramOffset = [&](const Operand& o, uint64_t& off) {
     if (o.kind != OperandKind::Symbol) return false;
-    SymRef r = resolveSymbol(f, o.id);
+    SymRef r = resolveSymbol(o.id);
     if (r.kind != SymRef::Kind::FrameParam) return false;
     off = r.offset;
     return true;
@@ -473,29 +436,29 @@ bool Decoder::decodeCall(DFunction& f, const Instruction& inst, DInst& di) {
   if (rets)
     for (const Operand& o : inst.elements(*rets)) {
       uint64_t off;
-      if (!paramOffset(o, off)) return fail(inst, "call results must be .param variables");
+      if (!paramOffset(o, off)) return fail("call results must be .param variables");
       c.retOffsets.push_back(off);
     }
   if (args)
     for (const Operand& o : inst.elements(*args)) {
       uint64_t off;
-      if (!paramOffset(o, off)) return fail(inst, "call arguments must be .param variables");
+      if (!paramOffset(o, off)) return fail("call arguments must be .param variables");
       c.argOffsets.push_back(off);
     }
   if (target->kind == OperandKind::Reg) {
     c.indirect = true;
     c.targetSlot = target->id;
   } else {
-    c.calleeName = std::string(m_.str(target->id));
-    auto it = p_.functionIndex.find(c.calleeName);
+    const std::string callee(m_.str(target->id));
+    auto it = p_.functionIndex.find(callee);
     if (it != p_.functionIndex.end()) {
       c.callee = static_cast<int32_t>(it->second);
-    } else if (c.calleeName == "vprintf") {
+    } else if (callee == "vprintf") {
       c.builtinPrintf = true;
-    } else if (c.calleeName == "__assertfail") {
+    } else if (callee == "__assertfail") {
       c.builtinAssert = true;
     } else {
-      return fail(inst, "call to '" + c.calleeName + "', which has no body in this module");
+      return fail("call to '" + callee + "', which has no body in this module");
     }
   }
   di.op = XOp::Call;
@@ -507,35 +470,35 @@ bool Decoder::decodeCall(DFunction& f, const Instruction& inst, DInst& di) {
 bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di) {
   const uint32_t n = inst.numOperands();
   auto src = [&](uint32_t k, ScalarType t) -> bool {
-    if (k >= n) return fail(inst, "missing operand");
+    if (k >= n) return fail("missing operand");
     const Operand& o = inst.operand(k);
     if (o.negated()) di.negMask |= static_cast<uint8_t>(1u << di.nsrc);
-    return srcSlot(f, di, inst, o, t, di.src[di.nsrc++]);
+    return srcSlot(f, o, t, di.src[di.nsrc++]);
   };
   auto dst = [&](uint32_t k) -> bool {
-    if (k >= n) return fail(inst, "missing operand");
+    if (k >= n) return fail("missing operand");
     const Operand& o = inst.operand(k);
     if (o.kind == OperandKind::Pair) {
       for (const Operand& e : inst.elements(o))
-        if (!dstSlot(inst, e, di.dst[di.ndst++])) return false;
+        if (!dstSlot(e, di.dst[di.ndst++])) return false;
       return true;
     }
-    return dstSlot(inst, o, di.dst[di.ndst++]);
+    return dstSlot(o, di.dst[di.ndst++]);
   };
   auto vectorOrReg = [&](const Operand& o, bool isDst, ScalarType t) -> bool {
     if (o.kind == OperandKind::Vector) {
       for (const Operand& e : inst.elements(o)) {
         if (isDst) {
-          if (!dstSlot(inst, e, di.dst[di.ndst++])) return false;
-        } else if (!srcSlot(f, di, inst, e, t, di.src[di.nsrc++])) {
+          if (!dstSlot(e, di.dst[di.ndst++])) return false;
+        } else if (!srcSlot(f, e, t, di.src[di.nsrc++])) {
           return false;
         }
-        if (di.ndst > 8 || di.nsrc > 8) return fail(inst, "vector too wide");
+        if (di.ndst > 8 || di.nsrc > 8) return fail("vector too wide");
       }
       return true;
     }
-    if (isDst) return dstSlot(inst, o, di.dst[di.ndst++]);
-    return srcSlot(f, di, inst, o, t, di.src[di.nsrc++]);
+    if (isDst) return dstSlot(o, di.dst[di.ndst++]);
+    return srcSlot(f, o, t, di.src[di.nsrc++]);
   };
   ScalarType t = di.t;
   di.ftz = inst.has(Mod::Ftz);
@@ -550,7 +513,7 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
 
   switch (inst.opcode()) {
     case Opcode::Mov: {
-      if (n != 2) return fail(inst, "mov takes two operands");
+      if (n != 2) return fail("mov takes two operands");
       const Operand& d = inst.operand(0);
       const Operand& a = inst.operand(1);
       if (a.kind == OperandKind::Vector) {
@@ -578,8 +541,8 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
       di.op = XOp::Mov;
       if (!dst(0)) return false;
       if (a.kind == OperandKind::Symbol) {
-        di.addrSym = resolveSymbol(f, a.id);
-        if (di.addrSym.kind == SymRef::Kind::None) return fail(inst, "unknown symbol " + std::string(m_.str(a.id)));
+        di.addrSym = resolveSymbol(a.id);
+        if (di.addrSym.kind == SymRef::Kind::None) return fail("unknown symbol " + std::string(m_.str(a.id)));
         di.addrOffset = a.value;
         di.mode = 1;  // the address of a symbol
         return true;
@@ -624,21 +587,21 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
       }
       switch (inst.opcode()) {
         case Opcode::Add:
-        case Opcode::Addc: di.mode = IntMode::Add; break;
+        case Opcode::Addc: di.mode = Arith::Add; break;
         case Opcode::Sub:
-        case Opcode::Subc: di.mode = IntMode::Sub; break;
-        case Opcode::Mul: di.mode = IntMode::Mul; break;
+        case Opcode::Subc: di.mode = Arith::Sub; break;
+        case Opcode::Mul: di.mode = Arith::Mul; break;
         case Opcode::Mad:
         case Opcode::Madc:
-        case Opcode::Fma: di.mode = IntMode::Mad; break;
-        case Opcode::Div: di.mode = IntMode::Div; break;
-        case Opcode::Rem: di.mode = IntMode::Rem; break;
-        case Opcode::Abs: di.mode = IntMode::Abs; break;
-        case Opcode::Neg: di.mode = IntMode::Neg; break;
-        case Opcode::Min: di.mode = IntMode::Min; break;
-        case Opcode::Max: di.mode = IntMode::Max; break;
-        case Opcode::Mul24: di.mode = IntMode::Mul24; break;
-        case Opcode::Mad24: di.mode = IntMode::Mad24; break;
+        case Opcode::Fma: di.mode = Arith::Mad; break;
+        case Opcode::Div: di.mode = Arith::Div; break;
+        case Opcode::Rem: di.mode = Arith::Rem; break;
+        case Opcode::Abs: di.mode = Arith::Abs; break;
+        case Opcode::Neg: di.mode = Arith::Neg; break;
+        case Opcode::Min: di.mode = Arith::Min; break;
+        case Opcode::Max: di.mode = Arith::Max; break;
+        case Opcode::Mul24: di.mode = Arith::Mul24; break;
+        case Opcode::Mad24: di.mode = Arith::Mad24; break;
         default: break;
       }
       di.mode2 = inst.has(Mod::NaN) ? 1 : inst.has(Mod::Xorsign) ? 2 : 0;
@@ -662,7 +625,7 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
         const Mod tests[] = {Mod::Finite, Mod::Infinite, Mod::Number, Mod::Notanumber, Mod::Normal, Mod::Subnormal};
         for (uint8_t k = 0; k < 6; ++k)
           if (inst.has(tests[k])) di.mode2 = k;
-        di.mode = 100;
+        di.mode = Arith::Testp;
         return true;
       }
       if (!dst(0)) return false;
@@ -670,15 +633,15 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
         if (!src(k, t)) return false;
       di.op = isHalf ? XOp::HalfArith : XOp::FloatArith;
       switch (inst.opcode()) {  // the codes the executor knows: 20 sqrt ... 28 copysign
-        case Opcode::Sqrt: di.mode = 20; break;
-        case Opcode::Rsqrt: di.mode = 21; break;
-        case Opcode::Rcp: di.mode = 22; break;
-        case Opcode::Ex2: di.mode = 23; break;
-        case Opcode::Lg2: di.mode = 24; break;
-        case Opcode::Sin: di.mode = 25; break;
-        case Opcode::Cos: di.mode = 26; break;
-        case Opcode::Tanh: di.mode = 27; break;
-        case Opcode::Copysign: di.mode = 28; break;
+        case Opcode::Sqrt: di.mode = Arith::Sqrt; break;
+        case Opcode::Rsqrt: di.mode = Arith::Rsqrt; break;
+        case Opcode::Rcp: di.mode = Arith::Rcp; break;
+        case Opcode::Ex2: di.mode = Arith::Ex2; break;
+        case Opcode::Lg2: di.mode = Arith::Lg2; break;
+        case Opcode::Sin: di.mode = Arith::Sin; break;
+        case Opcode::Cos: di.mode = Arith::Cos; break;
+        case Opcode::Tanh: di.mode = Arith::Tanh; break;
+        case Opcode::Copysign: di.mode = Arith::Copysign; break;
         default: break;
       }
       return true;
@@ -736,7 +699,7 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
     case Opcode::Set: {
       di.op = inst.is(Opcode::Setp) ? XOp::Setp : XOp::Set;
       auto c = inst.cmp();
-      if (!c) return fail(inst, "comparison missing");
+      if (!c) return fail("comparison missing");
       di.mode = static_cast<uint8_t>(*c);
       di.mode2 = inst.has(Mod::And) ? 1 : inst.has(Mod::Or) ? 2 : inst.has(Mod::Xor) ? 3 : 0;
       ScalarType ct = inst.is(Opcode::Setp) ? t : di.t2;  // set.cmp.dtype.stype
@@ -767,14 +730,14 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
       di.op = XOp::Cvta;
       di.space = inst.space();
       di.mode = inst.has(Mod::To) ? 1 : 0;
-      if (n != 2) return fail(inst, "cvta takes two operands");
+      if (n != 2) return fail("cvta takes two operands");
       if (!dst(0)) return false;
       const Operand& a = inst.operand(1);
       if (a.kind == OperandKind::Symbol) {
-        di.addrSym = resolveSymbol(f, a.id);
+        di.addrSym = resolveSymbol(a.id);
         di.addrOffset = a.value;
         di.mode2 = 1;
-        return di.addrSym.kind != SymRef::Kind::None || fail(inst, "unknown symbol");
+        return di.addrSym.kind != SymRef::Kind::None || fail("unknown symbol");
       }
       return src(1, t);
     }
@@ -789,9 +752,9 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
       di.strong = inst.has(Mod::Volatile) || inst.has(Mod::Relaxed) || inst.has(Mod::Acquire);
       di.vec = static_cast<uint8_t>(inst.vectorWidth());
       di.elemBytes = static_cast<uint8_t>(std::max(1u, typeBits(t) / 8));
-      if (n != 2) return fail(inst, "ld takes two operands");
+      if (n != 2) return fail("ld takes two operands");
       if (!vectorOrReg(inst.operand(0), true, t)) return false;
-      return decodeAddress(f, inst, inst.operand(1), di);
+      return decodeAddress(inst.operand(1), di);
     }
     case Opcode::St: {
       di.op = XOp::St;
@@ -799,8 +762,8 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
       di.strong = inst.has(Mod::Volatile) || inst.has(Mod::Relaxed) || inst.has(Mod::Release);
       di.vec = static_cast<uint8_t>(inst.vectorWidth());
       di.elemBytes = static_cast<uint8_t>(std::max(1u, typeBits(t) / 8));
-      if (n != 2) return fail(inst, "st takes two operands");
-      if (!decodeAddress(f, inst, inst.operand(0), di)) return false;
+      if (n != 2) return fail("st takes two operands");
+      if (!decodeAddress(inst.operand(0), di)) return false;
       return vectorOrReg(inst.operand(1), false, t);
     }
     case Opcode::Atom:
@@ -808,11 +771,11 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
       di.op = XOp::Atom;
       di.space = inst.space();
       di.elemBytes = static_cast<uint8_t>(std::max(1u, typeBits(t) / 8));
-      if (inst.vectorWidth() != 1) return fail(inst, "vector atomics are not supported");
+      if (inst.vectorWidth() != 1) return fail("vector atomics are not supported");
       const Mod ops[] = {Mod::And, Mod::Or, Mod::Xor, Mod::Cas, Mod::Exch, Mod::Add, Mod::Inc, Mod::Dec, Mod::Min, Mod::Max};
       for (uint8_t k = 0; k < 10; ++k)
         if (inst.has(ops[k])) di.mode = static_cast<uint8_t>(k + 1);
-      if (!di.mode) return fail(inst, "atomic operation missing");
+      if (!di.mode) return fail("atomic operation missing");
       uint32_t k = 0;
       if (inst.is(Opcode::Atom)) {
         if (!dst(0)) return false;
@@ -820,8 +783,8 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
       } else {
         di.mode2 = 1;  // red: no result
       }
-      if (k >= n) return fail(inst, "missing address");
-      if (!decodeAddress(f, inst, inst.operand(k), di)) return false;
+      if (k >= n) return fail("missing address");
+      if (!decodeAddress(inst.operand(k), di)) return false;
       for (uint32_t j = k + 1; j < n; ++j)
         if (!src(j, t)) return false;
       return true;
@@ -909,7 +872,7 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
     case Opcode::Griddepcontrol:
       di.op = XOp::Nop;
       return true;
-    default: return fail(inst, "not emulated");
+    default: return fail("not emulated");
   }
 }
 

@@ -13,10 +13,6 @@ namespace ptxopt::emu {
 
 namespace {
 
-namespace IntMode {
-enum : uint8_t { Add, Sub, Mul, Mad, Div, Rem, Abs, Neg, Min, Max, Mul24, Mad24 };
-}
-
 bool isSignedType(ScalarType t) { return typeClass(t) == TypeClass::Signed; }
 
 uint64_t satSigned(__int128 v, unsigned bits) {
@@ -333,7 +329,7 @@ void CtaRunner::intArith(Warp& w, const DInst& I, uint32_t exec) {
   forLanes(exec, [&](int lane) {
     uint64_t x = a[lane] & m, r = 0;
     switch (I.mode) {
-      case IntMode::Add: {
+      case Arith::Add: {
         uint64_t y = b[lane] & m, cin = I.readsCarry ? carry[lane] & 1 : 0;
         unsigned __int128 full = static_cast<unsigned __int128>(x) + y + cin;
         r = static_cast<uint64_t>(full) & m;
@@ -341,23 +337,23 @@ void CtaRunner::intArith(Warp& w, const DInst& I, uint32_t exec) {
         if (I.setsCarry) carry[lane] = static_cast<uint64_t>(full >> bits) & 1;
         break;
       }
-      case IntMode::Sub: {
+      case Arith::Sub: {
         uint64_t y = b[lane] & m, bin = I.readsCarry ? carry[lane] & 1 : 0;
         r = (x - y - bin) & m;
         if (I.sat && sg) r = satSigned(static_cast<__int128>(sx(x)) - sx(y), bits);
         if (I.setsCarry) carry[lane] = static_cast<unsigned __int128>(x) < static_cast<unsigned __int128>(y) + bin;
         break;
       }
-      case IntMode::Mul:
-      case IntMode::Mad: {
+      case Arith::Mul:
+      case Arith::Mad: {
         uint64_t y = b[lane] & m;
         if (I.wide) {
           r = mulWide(x, y, bits, sg);
-          if (I.mode == IntMode::Mad) r = (r + c[lane]) & widthMask(2 * bits);
+          if (I.mode == Arith::Mad) r = (r + c[lane]) & widthMask(2 * bits);
           break;
         }
         uint64_t p = I.hi ? mulHigh(x, y, bits, sg) : (x * y) & m;
-        if (I.mode == IntMode::Mul) {
+        if (I.mode == Arith::Mul) {
           r = p;
           break;
         }
@@ -368,17 +364,17 @@ void CtaRunner::intArith(Warp& w, const DInst& I, uint32_t exec) {
         if (I.setsCarry) carry[lane] = static_cast<uint64_t>(full >> bits) & 1;
         break;
       }
-      case IntMode::Mul24:
-      case IntMode::Mad24: {
+      case Arith::Mul24:
+      case Arith::Mad24: {
         int64_t xa = sg ? signExtend(x, 24) : static_cast<int64_t>(x & 0xFFFFFF);
         int64_t ya = sg ? signExtend(b[lane], 24) : static_cast<int64_t>(b[lane] & 0xFFFFFF);
         uint64_t p = static_cast<uint64_t>(xa * ya);
         p = I.hi ? (p >> 16) & m : p & m;
-        if (I.mode == IntMode::Mad24) p = (p + c[lane]) & m;
+        if (I.mode == Arith::Mad24) p = (p + c[lane]) & m;
         r = p;
         break;
       }
-      case IntMode::Div: {
+      case Arith::Div: {
         uint64_t y = b[lane] & m;
         if (y == 0) {
           r = m;  // division by zero: all ones (the hardware leaves it unspecified)
@@ -390,7 +386,7 @@ void CtaRunner::intArith(Warp& w, const DInst& I, uint32_t exec) {
         }
         break;
       }
-      case IntMode::Rem: {
+      case Arith::Rem: {
         uint64_t y = b[lane] & m;
         if (y == 0) {
           r = x;  // remainder by zero: the dividend (unspecified in PTX)
@@ -402,12 +398,12 @@ void CtaRunner::intArith(Warp& w, const DInst& I, uint32_t exec) {
         }
         break;
       }
-      case IntMode::Abs: r = static_cast<uint64_t>(sx(x) < 0 ? -sx(x) : sx(x)) & m; break;
-      case IntMode::Neg: r = (~x + 1) & m; break;
-      case IntMode::Min:
+      case Arith::Abs: r = static_cast<uint64_t>(sx(x) < 0 ? -sx(x) : sx(x)) & m; break;
+      case Arith::Neg: r = (~x + 1) & m; break;
+      case Arith::Min:
         r = sg ? (sx(x) < sx(b[lane]) ? x : b[lane] & m) : std::min(x, b[lane] & m);
         break;
-      case IntMode::Max:
+      case Arith::Max:
         r = sg ? (sx(x) > sx(b[lane]) ? x : b[lane] & m) : std::max(x, b[lane] & m);
         break;
       default: break;
@@ -569,7 +565,6 @@ void CtaRunner::bitOp(Warp& w, const DInst& I, uint32_t exec) {
 
 namespace {
 
-enum FMode : uint8_t { FAdd = 0, FSub = 1, FMul = 2, FMad = 3, FDiv = 4, FRem = 5, FAbs = 6, FNeg = 7, FMin = 8, FMax = 9 };
 // mode 20 + (opcode - Sqrt): sqrt rsqrt rcp ex2 lg2 sin cos tanh copysign; 100: testp
 
 template <typename T>
@@ -588,7 +583,7 @@ void CtaRunner::floatArith(Warp& w, const DInst& I, uint32_t exec) {
   const uint64_t* c = I.nsrc > 2 ? f->slot(I.src[2]) : nullptr;
   const bool f64 = I.t == ScalarType::F64;
   const Rnd r = I.rnd;
-  if (I.mode == 100) {  // testp
+  if (I.mode == Arith::Testp) {
     forLanes(exec, [&](int lane) {
       double v = f64 ? bitsDouble(a[lane]) : static_cast<double>(bitsFloat(static_cast<uint32_t>(a[lane])));
       int cls = f64 ? std::fpclassify(v) : std::fpclassify(bitsFloat(static_cast<uint32_t>(a[lane])));
@@ -610,25 +605,25 @@ void CtaRunner::floatArith(Warp& w, const DInst& I, uint32_t exec) {
       double x = bitsDouble(a[lane]);
       double y = b ? bitsDouble(b[lane]) : 0, z = c ? bitsDouble(c[lane]) : 0, v = 0;
       switch (I.mode) {
-        case FAdd: v = addD(x, y, r); break;
-        case FSub: v = subD(x, y, r); break;
-        case FMul: v = mulD(x, y, r); break;
-        case FMad: v = fmaD(x, y, z, r); break;
-        case FDiv: v = divD(x, y, r); break;
-        case FAbs: v = bitsDouble(doubleBits(x) & ~(uint64_t(1) << 63)); break;
-        case FNeg: v = bitsDouble(doubleBits(x) ^ (uint64_t(1) << 63)); break;
-        case FMin:
-        case FMax: {
+        case Arith::Add: v = addD(x, y, r); break;
+        case Arith::Sub: v = subD(x, y, r); break;
+        case Arith::Mul: v = mulD(x, y, r); break;
+        case Arith::Mad: v = fmaD(x, y, z, r); break;
+        case Arith::Div: v = divD(x, y, r); break;
+        case Arith::Abs: v = bitsDouble(doubleBits(x) & ~(uint64_t(1) << 63)); break;
+        case Arith::Neg: v = bitsDouble(doubleBits(x) ^ (uint64_t(1) << 63)); break;
+        case Arith::Min:
+        case Arith::Max: {
           bool both = std::isnan(x) && std::isnan(y);
-          v = floatMinMax(x, y, I.mode == FMax, I.mode2 & 1);
+          v = floatMinMax(x, y, I.mode == Arith::Max, I.mode2 & 1);
           if (both || (std::isnan(v))) v = bitsDouble(canonicalNaN64());
           break;
         }
-        case 20: v = sqrtD(x, r); break;
-        case 21: v = 1.0 / std::sqrt(x); break;                       // rsqrt.approx.f64
-        case 22: v = I.approx ? 1.0 / x : rcpD(x, r); break;           // rcp
-        case 24: v = std::log2(x); break;
-        case 28: v = std::copysign(y, x); break;                       // copysign.f64 d, a, b: b with a's sign
+        case Arith::Sqrt: v = sqrtD(x, r); break;
+        case Arith::Rsqrt: v = 1.0 / std::sqrt(x); break;                       // rsqrt.approx.f64
+        case Arith::Rcp: v = I.approx ? 1.0 / x : rcpD(x, r); break;           // rcp
+        case Arith::Lg2: v = std::log2(x); break;
+        case Arith::Copysign: v = std::copysign(y, x); break;                       // copysign.f64 d, a, b: b with a's sign
         default: faultAt(w, lane, I, "unsupported f64 operation");
       }
       d[lane] = doubleBits(v);
@@ -648,30 +643,30 @@ void CtaRunner::floatArith(Warp& w, const DInst& I, uint32_t exec) {
     float v = 0;
     bool nanCanon = false;
     switch (I.mode) {
-      case FAdd: v = addF(x, y, r); break;
-      case FSub: v = subF(x, y, r); break;
-      case FMul: v = mulF(x, y, r); break;
-      case FMad: v = fmaF(x, y, z, r); break;
-      case FDiv:
+      case Arith::Add: v = addF(x, y, r); break;
+      case Arith::Sub: v = subF(x, y, r); break;
+      case Arith::Mul: v = mulF(x, y, r); break;
+      case Arith::Mad: v = fmaF(x, y, z, r); break;
+      case Arith::Div:
         // .rn/.rz/.rm/.rp are IEEE; .approx and .full are computed exactly too (documented)
         v = I.hasRounding ? divF(x, y, r) : static_cast<float>(static_cast<double>(x) / static_cast<double>(y));
         break;
-      case FAbs: v = bitsFloat(floatBits(x) & 0x7FFFFFFFu); break;
-      case FNeg: v = bitsFloat(floatBits(x) ^ 0x80000000u); break;
-      case FMin:
-      case FMax:
-        v = floatMinMax(x, y, I.mode == FMax, I.mode2 & 1);
+      case Arith::Abs: v = bitsFloat(floatBits(x) & 0x7FFFFFFFu); break;
+      case Arith::Neg: v = bitsFloat(floatBits(x) ^ 0x80000000u); break;
+      case Arith::Min:
+      case Arith::Max:
+        v = floatMinMax(x, y, I.mode == Arith::Max, I.mode2 & 1);
         nanCanon = std::isnan(v);
         break;
-      case 20: v = I.hasRounding ? sqrtF(x, r) : static_cast<float>(std::sqrt(static_cast<double>(x))); break;
-      case 21: v = static_cast<float>(1.0 / std::sqrt(static_cast<double>(x))); break;
-      case 22: v = I.hasRounding ? rcpF(x, r) : static_cast<float>(1.0 / static_cast<double>(x)); break;
-      case 23: v = static_cast<float>(std::exp2(static_cast<double>(x))); break;
-      case 24: v = static_cast<float>(std::log2(static_cast<double>(x))); break;
-      case 25: v = static_cast<float>(std::sin(static_cast<double>(x))); break;
-      case 26: v = static_cast<float>(std::cos(static_cast<double>(x))); break;
-      case 27: v = static_cast<float>(std::tanh(static_cast<double>(x))); break;
-      case 28: v = std::copysign(y, x); break;
+      case Arith::Sqrt: v = I.hasRounding ? sqrtF(x, r) : static_cast<float>(std::sqrt(static_cast<double>(x))); break;
+      case Arith::Rsqrt: v = static_cast<float>(1.0 / std::sqrt(static_cast<double>(x))); break;
+      case Arith::Rcp: v = I.hasRounding ? rcpF(x, r) : static_cast<float>(1.0 / static_cast<double>(x)); break;
+      case Arith::Ex2: v = static_cast<float>(std::exp2(static_cast<double>(x))); break;
+      case Arith::Lg2: v = static_cast<float>(std::log2(static_cast<double>(x))); break;
+      case Arith::Sin: v = static_cast<float>(std::sin(static_cast<double>(x))); break;
+      case Arith::Cos: v = static_cast<float>(std::cos(static_cast<double>(x))); break;
+      case Arith::Tanh: v = static_cast<float>(std::tanh(static_cast<double>(x))); break;
+      case Arith::Copysign: v = std::copysign(y, x); break;
       default: faultAt(w, lane, I, "unsupported f32 operation");
     }
     if (ftz) v = flushF(v);
@@ -706,21 +701,21 @@ void CtaRunner::halfArith(Warp& w, const DInst& I, uint32_t exec) {
       z = flush(z);
       uint16_t v = 0;
       switch (I.mode) {
-        case FAdd: v = emu::halfArith(HalfOp::Add, x, y, 0, bf, I.rnd); break;
-        case FSub: v = emu::halfArith(HalfOp::Sub, x, y, 0, bf, I.rnd); break;
-        case FMul: v = emu::halfArith(HalfOp::Mul, x, y, 0, bf, I.rnd); break;
-        case FMad: v = emu::halfArith(HalfOp::Fma, x, y, z, bf, I.rnd); break;
-        case FAbs: v = static_cast<uint16_t>(x & 0x7FFF); break;
-        case FNeg: v = static_cast<uint16_t>(x ^ 0x8000); break;
-        case FMin:
-        case FMax: {
+        case Arith::Add: v = emu::halfArith(HalfOp::Add, x, y, 0, bf, I.rnd); break;
+        case Arith::Sub: v = emu::halfArith(HalfOp::Sub, x, y, 0, bf, I.rnd); break;
+        case Arith::Mul: v = emu::halfArith(HalfOp::Mul, x, y, 0, bf, I.rnd); break;
+        case Arith::Mad: v = emu::halfArith(HalfOp::Fma, x, y, z, bf, I.rnd); break;
+        case Arith::Abs: v = static_cast<uint16_t>(x & 0x7FFF); break;
+        case Arith::Neg: v = static_cast<uint16_t>(x ^ 0x8000); break;
+        case Arith::Min:
+        case Arith::Max: {
           double dx = smallFloatToDouble(x, eb, mb), dy = smallFloatToDouble(y, eb, mb);
-          double m = floatMinMax(dx, dy, I.mode == FMax, I.mode2 & 1);
+          double m = floatMinMax(dx, dy, I.mode == Arith::Max, I.mode2 & 1);
           v = std::isnan(m) ? static_cast<uint16_t>(bf ? 0x7FFF : 0x7FFF) : doubleToHalfR(m, bf, Rnd::Nearest);
           break;
         }
-        case 23: v = doubleToHalfR(std::exp2(smallFloatToDouble(x, eb, mb)), bf, Rnd::Nearest); break;
-        case 27: v = doubleToHalfR(std::tanh(smallFloatToDouble(x, eb, mb)), bf, Rnd::Nearest); break;
+        case Arith::Ex2: v = doubleToHalfR(std::exp2(smallFloatToDouble(x, eb, mb)), bf, Rnd::Nearest); break;
+        case Arith::Tanh: v = doubleToHalfR(std::tanh(smallFloatToDouble(x, eb, mb)), bf, Rnd::Nearest); break;
         default: faultAt(w, lane, I, "unsupported half-precision operation");
       }
       v = halfSatRelu(flush(v), bf, I.sat, I.mode2 & 4);

@@ -257,17 +257,16 @@ FastFn selectFastPath(const DInst& I) {
   const bool sg = typeClass(I.t) == TypeClass::Signed;
   switch (I.op) {
     case XOp::IntArith: {
-      // Integer modes of Execute.cpp: 0 add, 1 sub, 2 mul, 3 mad.
       if (I.sat || I.setsCarry || I.readsCarry || I.hi || !isInt(I.t)) return nullptr;
       if (I.wide) {
-        if (I.mode == 2 && bits == 32) return sg ? &loop<MulWideS32> : &loop<MulWideU32>;
+        if (I.mode == Arith::Mul && bits == 32) return sg ? &loop<MulWideS32> : &loop<MulWideU32>;
         return nullptr;
       }
       switch (I.mode) {
-        case 0: return I.nsrc == 2 ? byWidth<Add>(bits) : nullptr;
-        case 1: return I.nsrc == 2 ? byWidth<Sub>(bits) : nullptr;
-        case 2: return I.nsrc == 2 ? byWidth<MulLo>(bits) : nullptr;
-        case 3: return I.nsrc == 3 ? byWidth<MadLo>(bits) : nullptr;
+        case Arith::Add: return I.nsrc == 2 ? byWidth<Add>(bits) : nullptr;
+        case Arith::Sub: return I.nsrc == 2 ? byWidth<Sub>(bits) : nullptr;
+        case Arith::Mul: return I.nsrc == 2 ? byWidth<MulLo>(bits) : nullptr;
+        case Arith::Mad: return I.nsrc == 3 ? byWidth<MadLo>(bits) : nullptr;
         default: return nullptr;
       }
     }
@@ -299,17 +298,15 @@ FastFn selectFastPath(const DInst& I) {
       return setpInt(op, sg, bits);
     }
     case XOp::FloatArith: {
-      // Float modes of Execute.cpp: 0 add, 1 sub, 2 mul, 3 fma/mad.
       if (I.ftz || I.sat || I.mode2 || I.approx || I.rnd != Rnd::Nearest) return nullptr;
       const bool f32 = I.t == ScalarType::F32, f64 = I.t == ScalarType::F64;
       if (!f32 && !f64) return nullptr;
       switch (I.mode) {
-        case 0: return I.nsrc == 2 ? (f32 ? &loop<AddF32> : &loop<AddF64>) : nullptr;
-        case 1: return I.nsrc == 2 ? (f32 ? &loop<SubF32> : &loop<SubF64>) : nullptr;
-        case 2: return I.nsrc == 2 ? (f32 ? &loop<MulF32> : &loop<MulF64>) : nullptr;
-        // mad.f32 without a rounding modifier is mul then add on old targets; only fma.rn and
-        // mad.rn (which is fused) qualify.
-        case 3: return I.nsrc == 3 && I.hasRounding ? fmaLoop(f32) : nullptr;
+        case Arith::Add: return I.nsrc == 2 ? (f32 ? &loop<AddF32> : &loop<AddF64>) : nullptr;
+        case Arith::Sub: return I.nsrc == 2 ? (f32 ? &loop<SubF32> : &loop<SubF64>) : nullptr;
+        case Arith::Mul: return I.nsrc == 2 ? (f32 ? &loop<MulF32> : &loop<MulF64>) : nullptr;
+        // fma and mad (fused, as on every target from sm_20; the general path agrees)
+        case Arith::Mad: return I.nsrc == 3 ? fmaLoop(f32) : nullptr;
         default: return nullptr;
       }
     }

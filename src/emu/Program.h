@@ -79,6 +79,15 @@ struct SymRef {
   uint64_t offset = 0;
 };
 
+// DInst::mode of IntArith, FloatArith and HalfArith: which arithmetic operation.
+namespace Arith {
+enum : uint8_t {
+  Add, Sub, Mul, Mad, Div, Rem, Abs, Neg, Min, Max, Mul24, Mad24,
+  Sqrt = 20, Rsqrt, Rcp, Ex2, Lg2, Sin, Cos, Tanh, Copysign,
+  Testp = 100,
+};
+}
+
 struct DInst;
 // A specialized loop that executes one decoded instruction on the lanes in `exec`, given the
 // frame's register file (slot k of lane l at regs[32 * k + l]).
@@ -87,7 +96,6 @@ using FastFn = void (*)(const DInst& I, uint64_t* regs, uint32_t exec);
 struct DInst {
   XOp op = XOp::Unsupported;
   FastFn fast = nullptr;             // set when a specialized loop has the same semantics
-  Opcode irOp = Opcode::Unknown;
   ScalarType t = ScalarType::None;   // the instruction's (first) type
   ScalarType t2 = ScalarType::None;  // second type (cvt source, set/slct operand type)
   int32_t guard = -1;                // register slot
@@ -115,7 +123,7 @@ struct DInst {
   int64_t addrOffset = 0;
   // Control.
   uint32_t target = kNoPc;
-  uint32_t rpc = kNoPc;              // reconvergence point of a conditional branch
+  uint32_t rpc = kNoPc;              // reconvergence point of a branch (bra, brx.idx)
   std::vector<uint32_t> targets;     // brx.idx
   uint32_t call = 0;                 // index into DFunction::calls; Unsupported: into Program::unsupported
   // For messages and metrics.
@@ -131,7 +139,6 @@ struct DCall {
   uint32_t targetSlot = 0;           // register holding the function address
   std::vector<uint64_t> argOffsets;  // caller frame .param offsets of the arguments
   std::vector<uint64_t> retOffsets;  // caller frame .param offsets of the results
-  std::string calleeName;
 };
 
 struct DFunction {
