@@ -12,10 +12,9 @@ namespace ptxopt::emu {
 
 namespace {
 
-bool isSignedT(ScalarType t) { return typeClass(t) == TypeClass::Signed; }
 
 uint64_t extendLoaded(uint64_t raw, unsigned bytes, ScalarType t) {
-  if (isSignedT(t) && bytes < 8) return static_cast<uint64_t>(signExtend(raw, bytes * 8));
+  if (isSignedType(t) && bytes < 8) return static_cast<uint64_t>(signExtend(raw, bytes * 8));
   return raw;
 }
 
@@ -96,7 +95,6 @@ void CtaRunner::atomic(Warp& w, const DInst& I, uint32_t exec) {
   const MemRef a = memRefOf(w, I);
   const StateSpace space = a.space;
   const unsigned eb = I.elemBytes;
-  if (eb != 4 && eb != 8) faultAt(w, std::countr_zero(exec), I, "atomics on " + std::to_string(eb) + "-byte values are not supported");
   const ScalarType t = I.t;
   const unsigned bits = eb * 8;
   const bool red = I.mode2 == 1;
@@ -129,7 +127,7 @@ void CtaRunner::atomic(Warp& w, const DInst& I, uint32_t exec) {
           double m = floatMinMax(x, z, isMax, false);
           return t == ScalarType::F32 ? floatBits(static_cast<float>(m)) : doubleBits(m);
         }
-        if (isSignedT(t)) {
+        if (isSignedType(t)) {
           int64_t x = signExtend(old, bits), z = signExtend(y, bits);
           return static_cast<uint64_t>(isMax ? std::max(x, z) : std::min(x, z)) & widthMask(bits);
         }
@@ -440,7 +438,7 @@ void CtaRunner::warpCollective(Warp& w, const DInst& I, uint32_t exec) {
       uint64_t* d = f->slot(I.dst[0]);
       const uint64_t* a = f->slot(I.src[0]);
       const uint64_t* mm = f->slot(I.src[1]);
-      bool sg = isSignedT(I.t);
+      bool sg = isSignedType(I.t);
       forLanes(exec, [&](int lane) {
         uint32_t g = group(lane, mm);
         int first = std::countr_zero(g);

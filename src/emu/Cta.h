@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <random>
 #include <tuple>
 #include <unordered_map>
@@ -155,7 +156,7 @@ class CtaRunner {
   BarrierState barriers_[16];
   uint64_t barrierEpoch_ = 0;
   std::unordered_map<uint64_t, Shadow> sharedShadow_;
-  std::mt19937_64 rng_;
+  std::optional<std::mt19937_64> rng_;  // the random schedule only
   uint64_t executed_ = 0;
 };
 

@@ -507,6 +507,7 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
   if (auto r = inst.rounding()) {
     di.rnd = arithRounding(r);
     di.hasRounding = true;
+    di.toIntegral = *r == Rounding::Rni || *r == Rounding::Rzi || *r == Rounding::Rmi || *r == Rounding::Rpi;
   }
   TypeClass cls = t == ScalarType::None ? TypeClass::Bit : typeClass(t);
   bool isHalf = t == ScalarType::F16 || t == ScalarType::F16x2 || t == ScalarType::BF16 || t == ScalarType::BF16x2;
@@ -783,6 +784,7 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
       } else {
         di.mode2 = 1;  // red: no result
       }
+      if (di.elemBytes != 4 && di.elemBytes != 8) return fail("atomics on " + std::to_string(di.elemBytes) + "-byte values are not supported");
       if (k >= n) return fail("missing address");
       if (!decodeAddress(inst.operand(k), di)) return false;
       for (uint32_t j = k + 1; j < n; ++j)

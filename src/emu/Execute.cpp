@@ -13,7 +13,6 @@ namespace ptxopt::emu {
 
 namespace {
 
-bool isSignedType(ScalarType t) { return typeClass(t) == TypeClass::Signed; }
 
 uint64_t satSigned(__int128 v, unsigned bits) {
   __int128 lo = -(static_cast<__int128>(1) << (bits - 1)), hi = (static_cast<__int128>(1) << (bits - 1)) - 1;
@@ -711,7 +710,7 @@ void CtaRunner::halfArith(Warp& w, const DInst& I, uint32_t exec) {
         case Arith::Max: {
           double dx = smallFloatToDouble(x, eb, mb), dy = smallFloatToDouble(y, eb, mb);
           double m = floatMinMax(dx, dy, I.mode == Arith::Max, I.mode2 & 1);
-          v = std::isnan(m) ? static_cast<uint16_t>(bf ? 0x7FFF : 0x7FFF) : doubleToHalfR(m, bf, Rnd::Nearest);
+          v = std::isnan(m) ? static_cast<uint16_t>(0x7FFF) : doubleToHalfR(m, bf, Rnd::Nearest);
           break;
         }
         case Arith::Ex2: v = doubleToHalfR(std::exp2(smallFloatToDouble(x, eb, mb)), bf, Rnd::Nearest); break;
@@ -856,8 +855,6 @@ void CtaRunner::cvt(Warp& w, const DInst& I, uint32_t exec) {
         v = std::clamp(v, lo, hi);
       }
       out = static_cast<uint64_t>(v) & widthMask(db);
-      if (dc == TypeClass::Signed && db < 64) out = static_cast<uint64_t>(signExtend(out, db)) & widthMask(64);
-      out &= widthMask(db);
     } else if (!sFloat) {
       // Integer to float (default rounding: to nearest).
       bool ss = sc == TypeClass::Signed;
@@ -888,8 +885,7 @@ void CtaRunner::cvt(Warp& w, const DInst& I, uint32_t exec) {
       if (I.ftz && st == ScalarType::F32) v = flushF(static_cast<float>(v));
       if (!dFloat) {
         out = floatToInt(v, r, dc == TypeClass::Signed, db);
-      } else if (I.hasRounding && dt == st && (I.ir && (I.ir->rounding() == Rounding::Rni || I.ir->rounding() == Rounding::Rzi ||
-                                                       I.ir->rounding() == Rounding::Rmi || I.ir->rounding() == Rounding::Rpi))) {
+      } else if (I.toIntegral && dt == st) {
         out = writeFloat(roundIntegral(v, r));  // cvt.rni.f32.f32: round to an integral value
       } else {
         out = writeFloat(v);

@@ -43,7 +43,7 @@ void loop(const DInst& I, uint64_t* R, uint32_t exec) {
 }
 
 template <unsigned Bits>
-constexpr uint64_t kMask = Bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << Bits) - 1;
+constexpr uint64_t kMask = widthMask(Bits);
 
 // ---- integers ---------------------------------------------------------------------------------
 

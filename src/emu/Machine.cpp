@@ -60,12 +60,6 @@ uint8_t* GlobalMemory::find(uint64_t addr, uint64_t size) const {
   return it->bytes.get() + (addr - it->base);
 }
 
-const GlobalMemory::Allocation* GlobalMemory::allocationAt(uint64_t base) const {
-  for (const Allocation& a : allocs_)
-    if (a.base == base) return &a;
-  return nullptr;
-}
-
 std::string GlobalMemory::describe(uint64_t addr) const {
   const Allocation* best = nullptr;
   for (const Allocation& a : allocs_)
@@ -227,15 +221,20 @@ void Launch::reportRace(const std::string& space, const Access& a, const Access&
 }
 
 void Launch::runAll(RunResult& result) {
-  std::vector<std::unique_ptr<CtaRunner>> done(totalCtas);
+  // What each CTA leaves behind; its runner (shared memory, warps, frames) is freed at once.
+  struct CtaResult {
+    Metrics metrics;
+    std::string output, fault;
+  };
+  std::vector<CtaResult> done(totalCtas);
   unsigned jobs = opts.checkRaces ? 1 : std::max(1u, std::min<unsigned>(opts.jobs, static_cast<unsigned>(std::min<uint64_t>(totalCtas, 256))));
   std::atomic<uint64_t> next{0};
   auto worker = [&] {
     for (uint64_t c = next++; c < totalCtas && !stop; c = next++) {
-      auto runner = std::make_unique<CtaRunner>(*this, static_cast<uint32_t>(c));
-      runner->run();
-      if (!runner->fault.empty()) stop = true;
-      done[c] = std::move(runner);
+      CtaRunner runner(*this, static_cast<uint32_t>(c));
+      runner.run();
+      if (!runner.fault.empty()) stop = true;
+      done[c] = {std::move(runner.metrics), std::move(runner.output), std::move(runner.fault)};
     }
   };
   if (jobs == 1) {
@@ -247,10 +246,9 @@ void Launch::runAll(RunResult& result) {
   }
   // Results in CTA order; the first fault (in CTA order) is the one reported.
   for (auto& r : done) {
-    if (!r) continue;
-    result.metrics.add(r->metrics);
-    result.stdoutText += r->output;
-    if (!r->fault.empty() && result.fault.empty()) result.fault = r->fault;
+    result.metrics.add(r.metrics);
+    result.stdoutText += r.output;
+    if (!r.fault.empty() && result.fault.empty()) result.fault = r.fault;
   }
   for (auto& [key, race] : races) result.races.push_back(race);
   for (size_t k = 0; k < spec.params.size(); ++k) {
@@ -268,7 +266,8 @@ void Launch::runAll(RunResult& result) {
 
 // ---- CTAs and warps -------------------------------------------------------------------------
 
-CtaRunner::CtaRunner(Launch& l, uint32_t linear) : L_(l), linear_(linear), rng_(l.opts.seed * 0x9E3779B97F4A7C15ull + linear) {
+CtaRunner::CtaRunner(Launch& l, uint32_t linear) : L_(l), linear_(linear) {
+  if (l.opts.schedule == RunOptions::Schedule::Random) rng_.emplace(l.opts.seed * 0x9E3779B97F4A7C15ull + linear);
   const LaunchSpec& s = l.spec;
   ctaid_[0] = linear % s.grid[0];
   ctaid_[1] = (linear / s.grid[0]) % s.grid[1];
@@ -432,11 +431,11 @@ void CtaRunner::run() {
       bool progress = false, allDone = true;
       std::vector<uint32_t> order(warps_.size());
       for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
-      if (random) std::shuffle(order.begin(), order.end(), rng_);
+      if (random) std::shuffle(order.begin(), order.end(), *rng_);
       for (uint32_t k : order) {
         Warp& w = warps_[k];
         if (w.done) continue;
-        uint64_t quantum = random ? 1 + rng_() % 32 : 256;
+        uint64_t quantum = random ? 1 + (*rng_)() % 32 : 256;
         Step s = step(w, quantum);
         if (s != Step::Done) allDone = false;
         if (s == Step::Progress) progress = true;
@@ -571,26 +570,23 @@ void CtaRunner::recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t
     if (x.atomic) return std::string("atomic");
     return std::string(x.strong ? "strong " : "") + (isWrite ? "write" : "read");
   };
-  auto check = [&](std::unordered_map<uint64_t, Shadow>& shadow, const std::string& spaceName) {
-    for (uint64_t k = 0; k < size; ++k) {
-      Shadow& sh = shadow[addr + k];
-      char where[64];
-      std::snprintf(where, sizeof where, "at 0x%llx", static_cast<unsigned long long>(addr + k));
-      if (!ordered(sh.write) && !(sh.write.strong && a.strong)) {
-        L_.reportRace(spaceName, sh.write, a, kind(sh.write, true), kind(a, write), where);
-      } else if (write && !ordered(sh.read) && !(sh.read.strong && a.strong)) {
-        L_.reportRace(spaceName, sh.read, a, kind(sh.read, false), kind(a, write), where);
-      }
-      if (write) sh.write = a;
-      else sh.read = a;
-    }
+  auto where = [](uint64_t byte) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "at 0x%llx", static_cast<unsigned long long>(byte));
+    return std::string(buf);
   };
-  if (shared) {
-    std::lock_guard<std::mutex> lock(L_.raceMutex);
-    check(sharedShadow_, "shared");
-  } else {
-    std::lock_guard<std::mutex> lock(L_.raceMutex);
-    check(L_.globalShadow, "global");
+  std::unordered_map<uint64_t, Shadow>& shadow = shared ? sharedShadow_ : L_.globalShadow;
+  const std::string spaceName = shared ? "shared" : "global";
+  std::lock_guard<std::mutex> lock(L_.raceMutex);
+  for (uint64_t k = 0; k < size; ++k) {
+    Shadow& sh = shadow[addr + k];
+    if (!ordered(sh.write) && !(sh.write.strong && a.strong)) {
+      L_.reportRace(spaceName, sh.write, a, kind(sh.write, true), kind(a, write), where(addr + k));
+    } else if (write && !ordered(sh.read) && !(sh.read.strong && a.strong)) {
+      L_.reportRace(spaceName, sh.read, a, kind(sh.read, false), kind(a, write), where(addr + k));
+    }
+    if (write) sh.write = a;
+    else sh.read = a;
   }
 }
 

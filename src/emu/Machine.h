@@ -34,7 +34,6 @@ class GlobalMemory {
   uint8_t* find(uint64_t addr, uint64_t size) const;
   // For messages: the allocation nearest to `addr`.
   std::string describe(uint64_t addr) const;
-  const Allocation* allocationAt(uint64_t base) const;
 
  private:
   std::vector<Allocation> allocs_;  // sorted by base

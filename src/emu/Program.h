@@ -109,6 +109,7 @@ struct DInst {
   uint8_t mode2 = 0;                 // op-specific (boolean op of setp, ...)
   Rnd rnd = Rnd::Nearest;
   bool hasRounding = false;
+  bool toIntegral = false;           // .rni/.rzi/.rmi/.rpi: round to an integral value
   bool ftz = false, sat = false, approx = false, wide = false, hi = false;
   bool setsCarry = false, readsCarry = false;
   bool aligned = false;

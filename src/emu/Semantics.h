@@ -16,7 +16,8 @@
 
 namespace ptxopt::emu {
 
-inline uint64_t widthMask(unsigned bits) { return bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1; }
+constexpr uint64_t widthMask(unsigned bits) { return bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1; }
+inline bool isSignedType(ScalarType t) { return typeClass(t) == TypeClass::Signed; }
 inline int64_t signExtend(uint64_t v, unsigned bits) {
   if (bits >= 64) return static_cast<int64_t>(v);
   uint64_t m = uint64_t(1) << (bits - 1);

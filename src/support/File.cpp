@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include <sys/stat.h>
+
 namespace ptxopt {
 
 bool readFile(const std::string& path, std::string& contents, std::string& error) {
@@ -43,6 +45,12 @@ bool writeFile(const std::string& path, std::string_view contents, std::string& 
     return false;
   }
   return true;
+}
+
+bool makeDirectory(const std::string& dir, std::string& error) {
+  if (mkdir(dir.c_str(), 0777) == 0 || errno == EEXIST) return true;
+  error = "cannot create directory '" + dir + "': " + std::strerror(errno);
+  return false;
 }
 
 }  // namespace ptxopt

@@ -1,5 +1,4 @@
 // ptxopt: PTX in, optimized PTX out.
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,12 +43,6 @@ void listPasses() {
     out += fmt::format("  -O{}: {}\n", level, list.empty() ? "(no passes)" : list);
   }
   std::fputs(out.c_str(), stdout);
-}
-
-bool makeDir(const std::string& dir, std::string& error) {
-  if (mkdir(dir.c_str(), 0777) == 0 || errno == EEXIST) return true;
-  error = "cannot create directory '" + dir + "': " + std::strerror(errno);
-  return false;
 }
 
 bool haveDot() {
@@ -266,7 +259,7 @@ int run(int argc, char** argv) {
 
   // CFG pictures.
   if (!dotDir.empty()) {
-    if (!makeDir(dotDir, error)) {
+    if (!ptxopt::makeDirectory(dotDir, error)) {
       std::fprintf(stderr, "ptxopt: error: %s\n", error.c_str());
       return 1;
     }

@@ -1,6 +1,4 @@
 // ptxrun: runs PTX kernels on the CPU with 32-lane warps.
-#include <sys/stat.h>
-
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -64,26 +62,25 @@ std::string elementBits(const BufferResult& b, size_t k) {
   return buf;
 }
 
-nlohmann::json metricsJson(const Metrics& m, bool perLine) {
+// The counts that the whole launch and each line share.
+template <typename M>
+nlohmann::json countsJson(const M& m) {
   nlohmann::json j;
   j["warp_instructions"] = m.warpInstructions;
   j["thread_instructions"] = m.threadInstructions;
-  j["simt_efficiency"] = m.simtEfficiency();
+  j["simt_efficiency"] = simtEfficiency(m.threadInstructions, m.warpInstructions);
   j["branches"] = m.branches;
   j["divergent_branches"] = m.divergentBranches;
+  return j;
+}
+
+nlohmann::json metricsJson(const Metrics& m, bool perLine) {
+  nlohmann::json j = countsJson(m);
   j["barriers"] = m.barriers;
   j["max_reconvergence_depth"] = m.maxReconvergenceDepth;
   if (perLine) {
     nlohmann::json lines = nlohmann::json::object();
-    for (const auto& [line, lm] : m.perLine) {
-      nlohmann::json l;
-      l["warp_instructions"] = lm.warpInstructions;
-      l["thread_instructions"] = lm.threadInstructions;
-      l["simt_efficiency"] = lm.warpInstructions ? double(lm.threadInstructions) / (32.0 * double(lm.warpInstructions)) : 1.0;
-      l["branches"] = lm.branches;
-      l["divergent_branches"] = lm.divergentBranches;
-      lines[std::to_string(line)] = l;
-    }
+    for (const auto& [line, lm] : m.perLine) lines[std::to_string(line)] = countsJson(lm);
     j["per_line"] = lines;
   }
   return j;
@@ -115,11 +112,11 @@ bool load(const std::string& path, Loaded& out) {
 
 // Writes DIR/<name>.bin for each (name, bytes), creating DIR.
 bool dumpBuffers(const std::string& dir, const std::vector<std::pair<std::string, const std::vector<uint8_t>*>>& files) {
-  if (mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
-    std::fprintf(stderr, "ptxrun: error: cannot create '%s': %s\n", dir.c_str(), std::strerror(errno));
+  std::string error;
+  if (!makeDirectory(dir, error)) {
+    std::fprintf(stderr, "ptxrun: error: %s\n", error.c_str());
     return false;
   }
-  std::string error;
   for (const auto& [name, bytes] : files) {
     if (!writeFile(dir + "/" + name + ".bin", std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), error)) {
       std::fprintf(stderr, "ptxrun: error: %s\n", error.c_str());

@@ -31,6 +31,11 @@ struct RunOptions {
   bool fastPaths = true;             // specialized loops for frequent instructions (a debugging switch)
 };
 
+// thread-instructions / (32 x warp-instructions); 1 when nothing was issued.
+inline double simtEfficiency(uint64_t threadInstructions, uint64_t warpInstructions) {
+  return warpInstructions ? static_cast<double>(threadInstructions) / (32.0 * static_cast<double>(warpInstructions)) : 1.0;
+}
+
 struct LineMetrics {
   uint64_t warpInstructions = 0;
   uint64_t threadInstructions = 0;
@@ -46,9 +51,7 @@ struct Metrics {
   uint64_t barriers = 0;            // CTA barrier instructions issued, per warp
   uint32_t maxReconvergenceDepth = 0;
   std::map<uint32_t, LineMetrics> perLine;  // by PTX line, with RunOptions::perLineMetrics
-  double simtEfficiency() const {
-    return warpInstructions ? static_cast<double>(threadInstructions) / (32.0 * static_cast<double>(warpInstructions)) : 1.0;
-  }
+  double simtEfficiency() const { return emu::simtEfficiency(threadInstructions, warpInstructions); }
   void add(const Metrics& o);
 };
 
