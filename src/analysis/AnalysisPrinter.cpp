@@ -29,8 +29,8 @@ std::string regSet(const Function& f, const BitVector& bits) {
 
 std::string lineOf(const Instruction* i) { return "line " + std::to_string(i->loc().line); }
 
-void printTree(const Function& f, const CfgInfo& cfg, const DomTree& t, uint32_t virtualExit, std::string& out) {
-  auto name = [&](uint32_t n) { return n == virtualExit ? std::string("<exit>") : blockName(cfg.rpo[n]); };
+void printTree(const CfgInfo& cfg, const DomTree& t, uint32_t virtualExit, std::string& out) {
+  auto name = [&](uint32_t n) { return n == virtualExit ? std::string("<exit>") : cfg.rpo[n]->name(); };
   std::vector<std::pair<uint32_t, uint32_t>> stack{{t.root(), 0}};
   while (!stack.empty()) {
     auto [n, depth] = stack.back();
@@ -39,25 +39,23 @@ void printTree(const Function& f, const CfgInfo& cfg, const DomTree& t, uint32_t
     const auto& kids = t.children(n);
     for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.emplace_back(*it, depth + 1);
   }
-  (void)f;
 }
 
 std::string names(const CfgInfo& cfg, const std::vector<uint32_t>& nodes) {
   std::string out;
   for (size_t k = 0; k < nodes.size(); ++k) {
     if (k) out += ", ";
-    out += blockName(cfg.rpo[nodes[k]]);
+    out += cfg.rpo[nodes[k]]->name();
   }
   return out;
 }
 
 }  // namespace
 
-std::string blockName(const BasicBlock* b) { return b->name(); }
-
 const std::vector<std::string_view>& printableAnalyses() {
-  static const std::vector<std::string_view> kNames = {"dom",   "postdom",    "domfrontier", "loops",
-                                                       "liveness", "reaching-defs", "uniformity", "memspace"};
+  static const std::vector<std::string_view> kNames = {
+      DominatorAnalysis::kName, PostDominatorAnalysis::kName, DominanceFrontierAnalysis::kName, LoopAnalysis::kName,
+      LivenessAnalysis::kName,  ReachingDefsAnalysis::kName,  UniformityAnalysis::kName,        MemorySpaceAnalysis::kName};
   return kNames;
 }
 
@@ -73,36 +71,36 @@ void printAnalysis(std::string_view name, const Function& f, FunctionAnalysisMan
     out += "  (declaration)\n";
     return;
   }
-  if (name == "dom") {
-    if (cfg.size()) printTree(f, cfg, am.get<DominatorAnalysis>().tree, UINT32_MAX, out);
-    for (const BasicBlock* b : cfg.unreachable) out += "  unreachable: " + blockName(b) + "\n";
-  } else if (name == "postdom") {
+  if (name == DominatorAnalysis::kName) {
+    if (cfg.size()) printTree(cfg, am.get<DominatorAnalysis>().tree, UINT32_MAX, out);
+    for (const BasicBlock* b : cfg.unreachable) out += "  unreachable: " + b->name() + "\n";
+  } else if (name == PostDominatorAnalysis::kName) {
     const PostDominatorTree& pd = am.get<PostDominatorAnalysis>();
-    printTree(f, cfg, pd.tree, pd.virtualExit, out);
+    printTree(cfg, pd.tree, pd.virtualExit, out);
     for (uint32_t a : pd.infiniteLoopAnchors)
-      out += "  infinite loop: " + blockName(cfg.rpo[a]) + " is linked to <exit>\n";
-  } else if (name == "domfrontier") {
+      out += "  infinite loop: " + cfg.rpo[a]->name() + " is linked to <exit>\n";
+  } else if (name == DominanceFrontierAnalysis::kName) {
     const DominanceFrontier& df = am.get<DominanceFrontierAnalysis>();
-    for (uint32_t b = 0; b < cfg.size(); ++b) out += "  " + blockName(cfg.rpo[b]) + ": {" + names(cfg, df.frontier[b]) + "}\n";
-  } else if (name == "loops") {
+    for (uint32_t b = 0; b < cfg.size(); ++b) out += "  " + cfg.rpo[b]->name() + ": {" + names(cfg, df.frontier[b]) + "}\n";
+  } else if (name == LoopAnalysis::kName) {
     const LoopInfo& li = am.get<LoopAnalysis>();
     if (li.loops.empty()) out += "  no loops\n";
     for (const Loop& L : li.loops) {
-      out += std::string(2 * L.depth, ' ') + "loop " + blockName(cfg.rpo[L.header]) + " depth " + std::to_string(L.depth) +
+      out += std::string(2 * L.depth, ' ') + "loop " + cfg.rpo[L.header]->name() + " depth " + std::to_string(L.depth) +
              ": blocks {" + names(cfg, L.blocks) + "} latches {" + names(cfg, L.latches) + "} exits {";
       for (size_t k = 0; k < L.exits.size(); ++k) {
         if (k) out += ", ";
-        out += blockName(cfg.rpo[L.exits[k].first]) + " -> " + blockName(cfg.rpo[L.exits[k].second]);
+        out += cfg.rpo[L.exits[k].first]->name() + " -> " + cfg.rpo[L.exits[k].second]->name();
       }
       out += "}\n";
     }
     for (const IrreducibleRegion& r : li.irreducible)
       out += "  irreducible region: blocks {" + names(cfg, r.blocks) + "} entries {" + names(cfg, r.entries) + "}\n";
-  } else if (name == "liveness") {
+  } else if (name == LivenessAnalysis::kName) {
     const Liveness& lv = am.get<LivenessAnalysis>();
     for (const BasicBlock* b : f.blocks())
-      out += "  " + blockName(b) + ": in " + regSet(f, lv.liveIn[b->id()]) + " out " + regSet(f, lv.liveOut[b->id()]) + "\n";
-  } else if (name == "reaching-defs") {
+      out += "  " + b->name() + ": in " + regSet(f, lv.liveIn[b->id()]) + " out " + regSet(f, lv.liveOut[b->id()]) + "\n";
+  } else if (name == ReachingDefsAnalysis::kName) {
     const ReachingDefs& rd = am.get<ReachingDefsAnalysis>();
     for (const BasicBlock* b : f.blocks())
       for (const Instruction* i : b->insts()) {
@@ -124,20 +122,20 @@ void printAnalysis(std::string_view name, const Function& f, FunctionAnalysisMan
           out += "\n";
         }
       }
-  } else if (name == "uniformity") {
+  } else if (name == UniformityAnalysis::kName) {
     const UniformityInfo& ui = am.get<UniformityAnalysis>();
     out += "  divergent registers: " + regSet(f, ui.everDivergent()) + "\n";
     for (const BasicBlock* b : cfg.rpo) {
       const Instruction* t = b->terminator();
       bool conditional = t && (t->hasGuard() || t->is(Opcode::BrxIdx));
       if (!conditional) continue;
-      out += "  " + blockName(b) + ": " + (ui.isDivergentBranch(b) ? "divergent" : "uniform") + " branch (" +
+      out += "  " + b->name() + ": " + (ui.isDivergentBranch(b) ? "divergent" : "uniform") + " branch (" +
              lineOf(t) + ": " + printInstruction(f, *t) + ")";
       if (t->is(Opcode::Bra) && t->has(Mod::Uni))
         out += ui.isDivergentBranch(b) ? "; the .uni hint is contradicted" : "; the .uni hint is confirmed";
       out += "\n";
     }
-  } else if (name == "memspace") {
+  } else if (name == MemorySpaceAnalysis::kName) {
     const MemorySpaceInfo& ms = am.get<MemorySpaceAnalysis>();
     for (const MemAccess& a : ms.accesses) {
       std::string space = a.space == StateSpace::Generic ? "generic, could be shared or global"

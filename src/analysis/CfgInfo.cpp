@@ -12,20 +12,19 @@ CfgInfo CfgAnalysis::run(const Function& f, FunctionAnalysisManager&) {
 
   // Iterative DFS for the post-order.
   std::vector<const BasicBlock*> post;
-  std::vector<uint8_t> state(f.blockIdBound(), 0);  // 0 new, 1 on stack, 2 done
+  std::vector<uint8_t> seen(f.blockIdBound(), 0);
   std::vector<std::pair<const BasicBlock*, size_t>> stack;
   stack.emplace_back(entry, 0);
-  state[entry->id()] = 1;
+  seen[entry->id()] = 1;
   while (!stack.empty()) {
     auto& [b, next] = stack.back();
     if (next < b->succs().size()) {
       const BasicBlock* s = b->succs()[next++].to;
-      if (state[s->id()] == 0) {
-        state[s->id()] = 1;
+      if (!seen[s->id()]) {
+        seen[s->id()] = 1;
         stack.emplace_back(s, 0);
       }
     } else {
-      state[b->id()] = 2;
       post.push_back(b);
       stack.pop_back();
     }

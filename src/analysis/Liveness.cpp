@@ -7,11 +7,11 @@ namespace ptxopt {
 Liveness LivenessAnalysis::run(const Function& f, FunctionAnalysisManager& am) {
   const CfgInfo& cfg = am.get<CfgAnalysis>();
   Liveness lv;
-  lv.numRegs = static_cast<uint32_t>(f.regs().size());
+  const uint32_t numRegs = static_cast<uint32_t>(f.regs().size());
   const uint32_t nb = f.blockIdBound();
-  lv.liveIn.assign(nb, BitVector(lv.numRegs));
-  lv.liveOut.assign(nb, BitVector(lv.numRegs));
-  std::vector<BitVector> use(nb, BitVector(lv.numRegs)), def(nb, BitVector(lv.numRegs));
+  lv.liveIn.assign(nb, BitVector(numRegs));
+  lv.liveOut.assign(nb, BitVector(numRegs));
+  std::vector<BitVector> use(nb, BitVector(numRegs)), def(nb, BitVector(numRegs));
   for (const BasicBlock* b : f.blocks()) {
     BitVector& u = use[b->id()];
     BitVector& d = def[b->id()];
@@ -28,7 +28,7 @@ Liveness LivenessAnalysis::run(const Function& f, FunctionAnalysisManager& am) {
   std::vector<const BasicBlock*> order(cfg.rpo.rbegin(), cfg.rpo.rend());
   order.insert(order.end(), cfg.unreachable.rbegin(), cfg.unreachable.rend());
   bool changed = true;
-  BitVector in(lv.numRegs);
+  BitVector in(numRegs);
   while (changed) {
     changed = false;
     for (const BasicBlock* b : order) {

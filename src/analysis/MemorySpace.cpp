@@ -181,10 +181,9 @@ MemorySpaceInfo MemorySpaceAnalysis::run(const Function& f, FunctionAnalysisMana
       MemAccess a;
       a.inst = i;
       const OpcodeInfo& oi = i->info();
-      a.reads = oi.readsMemory() && !i->is(Opcode::St);
+      a.reads = oi.readsMemory();  // prefetch neither reads nor writes: only its address counts
       a.writes = oi.writesMemory();
       a.atomic = oi.is(OpFlag::Atomic);
-      if (i->is(Opcode::Prefetch) || i->is(Opcode::Prefetchu)) a.reads = a.writes = false;
       StateSpace s = i->space();
       if (s != StateSpace::Generic) {
         a.explicitSpace = true;

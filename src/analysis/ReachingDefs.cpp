@@ -233,7 +233,6 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
           continue;
         }
         uint32_t done = v;
-        std::vector<uint32_t> doneOut = std::move(out);
         call.pop_back();
         succCache.pop_back();
         if (!call.empty()) low[call.back().first] = std::min(low[call.back().first], low[done]);
@@ -265,7 +264,6 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
         std::sort(flat.defs.begin(), flat.defs.end());
         flat.defs.erase(std::unique(flat.defs.begin(), flat.defs.end()), flat.defs.end());
         flats.push_back(std::move(flat));
-        (void)doneOut;
       }
     }
   }

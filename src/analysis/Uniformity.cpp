@@ -31,27 +31,16 @@ bool readsVaryingSpecial(const Instruction& inst) {
 }  // namespace
 
 bool isUniformResult(const Instruction& inst) {
-  switch (inst.opcode()) {
-    case Opcode::VoteSync:
-    case Opcode::Vote:
-    case Opcode::ReduxSync:
-    case Opcode::Activemask: return true;
-    case Opcode::Bar:
-    case Opcode::Barrier: return inst.has(Mod::Red);
-    default: return false;
-  }
+  if (inst.info().is(OpFlag::UniformResult)) return true;
+  // bar.red/barrier.red: every thread of the CTA gets the same reduction
+  return inst.info().is(OpFlag::CtaBarrier) && inst.has(Mod::Red);
 }
 
 bool isDivergenceSource(const Function& f, const Instruction& inst) {
   if (readsVaryingSpecial(inst)) return true;
   const OpcodeInfo& info = inst.info();
-  if (info.isOpaque()) return true;
+  if (info.isOpaque() || info.is(OpFlag::VaryingResult)) return true;
   switch (inst.opcode()) {
-    case Opcode::Atom:
-    case Opcode::ShflSync:
-    case Opcode::Shfl:
-    case Opcode::Match:
-    case Opcode::ElectSync: return true;
     case Opcode::Ld:
     case Opcode::Ldu: {
       StateSpace s = inst.space();
@@ -73,21 +62,6 @@ bool UniformityInfo::isDivergentDef(const Instruction* inst) const {
   return std::binary_search(divergentDefs_.begin(), divergentDefs_.end(), inst);
 }
 
-bool UniformityInfo::isDivergentAt(const Instruction* inst, RegId r) const {
-  const BasicBlock* b = inst->parent();
-  BitVector div = divIn_[b->id()];
-  for (const Instruction* i : b->insts()) {
-    if (i == inst) return div.test(r);
-    if (i->info().isPseudo()) continue;
-    bool d = isDivergentDef(i);
-    if (d)
-      i->forEachDefReg([&](RegId x) { div.set(x); });
-    else
-      forEachKilledReg(*i, [&](RegId x) { div.reset(x); });
-  }
-  return div.test(r);
-}
-
 UniformityInfo UniformityAnalysis::run(const Function& f, FunctionAnalysisManager& am) {
   const CfgInfo& cfg = am.get<CfgAnalysis>();
   const PostDominatorTree& pdt = am.get<PostDominatorAnalysis>();
@@ -96,7 +70,6 @@ UniformityInfo UniformityAnalysis::run(const Function& f, FunctionAnalysisManage
   const uint32_t n = cfg.size();
 
   UniformityInfo u;
-  u.f_ = &f;
   u.divIn_.assign(nb, BitVector(nregs));
   u.divBranch_.assign(nb, 0);
   u.ever_ = BitVector(nregs);

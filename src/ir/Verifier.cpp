@@ -1,7 +1,6 @@
 #include "ptxopt/ir/Verifier.h"
 
 #include <algorithm>
-#include <unordered_set>
 
 #include "ptxopt/ir/Cfg.h"
 
@@ -32,8 +31,8 @@ ScalarType widened(ScalarType t) {
 
 class FunctionVerifier {
  public:
-  FunctionVerifier(const Function& f, DiagEngine& diags, std::string_view context)
-      : f_(f), m_(*f.parent()), diags_(diags), context_(context) {}
+  FunctionVerifier(const Function& f, const ModuleSymbols& symbols, DiagEngine& diags, std::string_view context)
+      : f_(f), m_(*f.parent()), symbols_(symbols), diags_(diags), context_(context) {}
 
   bool run() {
     if (!f_.hasBody) return ok_;
@@ -55,22 +54,10 @@ class FunctionVerifier {
     diags_.error(m_.fileName, loc, text);
   }
 
-  bool scopeVisible(uint32_t declScope, uint32_t useScope) const {
-    for (uint32_t s = useScope;; s = f_.scopeParents()[s]) {
-      if (s == declScope) return true;
-      if (s == 0) return false;
-    }
-  }
-
+  // The function's own names; the module's are in symbols_.
   void collectSymbols() {
-    for (const Variable& v : m_.globals()) known_.insert(v.name);
-    for (const auto& fn : m_.functions()) {
-      known_.insert(fn->nameId());
-      if (fn.get() == &f_) {
-        for (const Variable& p : fn->params) known_.insert(p.name);
-        for (const Variable& p : fn->returnParams) known_.insert(p.name);
-      }
-    }
+    for (const Variable& p : f_.params) known_.insert(p.name);
+    for (const Variable& p : f_.returnParams) known_.insert(p.name);
     for (const Decl& d : f_.decls())
       if (d.kind == Decl::Kind::Var) known_.insert(d.var.name);
     for (const BasicBlock* b : f_.blocks())
@@ -124,7 +111,7 @@ class FunctionVerifier {
       error(i.loc(), std::string(what) + " refers to a register that does not exist");
       return;
     }
-    if (!scopeVisible(f_.reg(r).scope, scope))
+    if (!f_.scopeVisible(f_.reg(r).scope, scope))
       error(i.loc(), "register '" + f_.regName(r) + "' is used outside the scope that declares it");
   }
 
@@ -135,7 +122,7 @@ class FunctionVerifier {
         case OperandKind::Reg: checkReg(i, o.id, scope, "an operand"); break;
         case OperandKind::Address:
           if (o.addressBase() == AddressBase::Reg) checkReg(i, o.id, scope, "an address");
-          if (o.addressBase() == AddressBase::Symbol && !known_.count(o.id))
+          if (o.addressBase() == AddressBase::Symbol && !known(o.id))
             error(i.loc(), "unknown symbol '" + std::string(m_.str(o.id)) + "' in an address");
           break;
         case OperandKind::Label: {
@@ -146,12 +133,12 @@ class FunctionVerifier {
           const LabelInfo& l = f_.labels()[o.id];
           if (!inLayout.count(l.block))
             error(i.loc(), "label '" + std::string(m_.str(l.name)) + "' names a block that is no longer in the function");
-          if (!scopeVisible(l.scope, scope))
+          if (!f_.scopeVisible(l.scope, scope))
             error(i.loc(), "label '" + std::string(m_.str(l.name)) + "' is not visible here");
           break;
         }
         case OperandKind::Symbol:
-          if (!prototypeText && !known_.count(o.id))
+          if (!prototypeText && !known(o.id))
             error(i.loc(), "unknown symbol '" + std::string(m_.str(o.id)) + "'");
           break;
         default: break;
@@ -274,22 +261,32 @@ class FunctionVerifier {
 
   const Function& f_;
   const Module& m_;
+  const ModuleSymbols& symbols_;
   DiagEngine& diags_;
   std::string_view context_;
   bool ok_ = true;
   std::unordered_set<uint32_t> known_;
+  bool known(uint32_t name) const { return known_.count(name) || symbols_.names.count(name); }
   BranchTargetTables tables_;
 };
 
 }  // namespace
 
-bool verifyFunction(const Function& f, DiagEngine& diags, std::string_view context) {
-  return FunctionVerifier(f, diags, context).run();
+ModuleSymbols::ModuleSymbols(const Module& m) {
+  for (const Variable& v : m.globals()) names.insert(v.name);
+  for (const auto& fn : m.functions()) names.insert(fn->nameId());
+}
+
+bool verifyFunction(const Function& f, DiagEngine& diags, std::string_view context, const ModuleSymbols* symbols) {
+  if (symbols) return FunctionVerifier(f, *symbols, diags, context).run();
+  ModuleSymbols own(*f.parent());
+  return FunctionVerifier(f, own, diags, context).run();
 }
 
 bool verifyModule(const Module& m, DiagEngine& diags, std::string_view context) {
+  ModuleSymbols symbols(m);
   bool ok = true;
-  for (const auto& f : m.functions()) ok &= verifyFunction(*f, diags, context);
+  for (const auto& f : m.functions()) ok &= verifyFunction(*f, diags, context, &symbols);
   return ok;
 }
 

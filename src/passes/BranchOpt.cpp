@@ -77,20 +77,13 @@ class BranchOpt : public Pass {
       for (Instruction* i : b->insts()) {
         if (i->is(Opcode::ScopeBegin)) stack.push_back(i->payload());
         else if (i->is(Opcode::ScopeEnd) && stack.size() > 1) stack.pop_back();
-        else if (i->info().isTerminator()) atTerm = stack.back();
         else if (!i->info().isPseudo()) atTerm = stack.back();
       }
       scopeAtEnd_[b->id()] = atTerm;
     }
   }
 
-  bool labelVisible(uint32_t label, uint32_t fromScope) const {
-    uint32_t want = f_->labels()[label].scope;
-    for (uint32_t s = fromScope;; s = f_->scopeParents()[s]) {
-      if (s == want) return true;
-      if (s == 0) return false;
-    }
-  }
+  bool labelVisible(uint32_t label, uint32_t fromScope) const { return f_->scopeVisible(f_->labels()[label].scope, fromScope); }
 
   std::vector<BasicBlock*> reversePostOrder() const {
     std::vector<BasicBlock*> post;
@@ -151,9 +144,8 @@ class BranchOpt : public Pass {
     if (!t) return false;
     BasicBlock* next = layoutNext(b);
 
-    // 1. A constant guard.
-    if (t->hasGuard() && (t->is(Opcode::Bra) || t->is(Opcode::BrxIdx) || t->is(Opcode::Ret) || t->is(Opcode::Exit) ||
-                          t->is(Opcode::Trap))) {
+    // 1. A constant guard (on any terminator: bra, brx.idx, ret, exit, trap).
+    if (t->hasGuard()) {
       std::string why;
       if (auto v = constantPredicate(*t, t->guard(), why)) {
         bool taken = *v != t->guardNegated();

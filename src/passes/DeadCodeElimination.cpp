@@ -35,9 +35,8 @@ class DeadCodeElimination : public Pass {
   }
 
  private:
-  static bool removable(const Instruction& i) {
-    return !i.info().isPseudo() && i.numDefOperands() > 0 && !i.hasSideEffects() && !i.info().isOpaque();
-  }
+  // hasSideEffects covers pseudo statements and opaque instructions too (the opcode table).
+  static bool removable(const Instruction& i) { return i.numDefOperands() > 0 && !i.hasSideEffects(); }
 
   uint64_t sweep(Function& f, const Liveness& lv, PassContext& ctx) {
     uint64_t removed = 0;

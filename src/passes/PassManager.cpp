@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <optional>
 #include <thread>
 
 #include "ptxopt/analysis/CfgDot.h"
@@ -98,6 +99,9 @@ PassRunResult PassManager::run(Module& m, DiagEngine& diags) {
   for (auto& f : m.functions())
     if (f->hasBody) work.push_back(f.get());
   std::vector<FunctionResult> results(work.size());
+  // Passes do not add or remove module symbols: collected once for --verify-each.
+  std::optional<ModuleSymbols> moduleSymbols;
+  if (options_.verifyEach) moduleSymbols.emplace(m);
 
   auto runOne = [&](size_t index) {
     Function& f = *work[index];
@@ -126,7 +130,7 @@ PassRunResult PassManager::run(Module& m, DiagEngine& diags) {
         r.printed += "// *** IR after " + name + " on " + std::string(f.name()) + " ***\n" + printFunction(f);
       if (options_.dotAfter.count(name))
         r.dots.emplace_back(dotFileStem(f) + ".after." + name, cfgToDot(f, am, std::string(f.name()) + " after " + name));
-      if (options_.verifyEach && !verifyFunction(f, r.diags, "after pass " + name)) {
+      if (options_.verifyEach && !verifyFunction(f, r.diags, "after pass " + name, &*moduleSymbols)) {
         r.ok = false;
         return;
       }

@@ -184,7 +184,6 @@ int run(int argc, char** argv) {
   pmo.verifyEach = verifyEach;
   pmo.printAfterAll = printAfterAll;
   for (const std::string& p : printAfter) pmo.printAfter.insert(p);
-  pmo.timePasses = timePasses;
   for (const std::string& p : dotAfter) pmo.dotAfter.insert(p);
   pmo.jobs = jobs;
   ptxopt::PassManager pm;

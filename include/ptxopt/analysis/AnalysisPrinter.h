@@ -9,15 +9,12 @@
 
 namespace ptxopt {
 
-// The analyses that can be printed, by name: dom, postdom, domfrontier, loops, liveness,
-// reaching-defs, uniformity, memspace.
+// The analyses that can be printed, by their kName: dom, postdom, domfrontier, loops,
+// liveness, reaching-defs, uniformity, memspace.
 const std::vector<std::string_view>& printableAnalyses();
 bool isPrintableAnalysis(std::string_view name);
 
 // Appends the named analysis of `f` to `out`.
 void printAnalysis(std::string_view name, const Function& f, FunctionAnalysisManager& am, std::string& out);
-
-// A block's name for people: its label, or "<bb N>".
-std::string blockName(const BasicBlock* b);
 
 }  // namespace ptxopt

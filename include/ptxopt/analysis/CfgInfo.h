@@ -22,7 +22,6 @@ struct CfgInfo {
   int32_t index(const BasicBlock* b) const { return b->id() < rpoIndex.size() ? rpoIndex[b->id()] : -1; }
   bool reachable(const BasicBlock* b) const { return index(b) >= 0; }
   // Blocks without successors (ret, exit, trap, falling off the end).
-  bool isExit(uint32_t n) const { return succ[n].empty(); }
 };
 
 struct CfgAnalysis {

@@ -31,7 +31,6 @@ class DomTree {
   bool dominates(uint32_t a, uint32_t b) const {
     return inTree(a) && inTree(b) && pre_[a] <= pre_[b] && post_[b] <= post_[a];
   }
-  bool strictlyDominates(uint32_t a, uint32_t b) const { return a != b && dominates(a, b); }
 
  private:
   uint32_t root_ = 0;

@@ -15,12 +15,6 @@ namespace ptxopt {
 struct Liveness {
   // By block id (every block of the layout, reachable or not).
   std::vector<BitVector> liveIn, liveOut;
-  uint32_t numRegs = 0;
-
-  // Calls f(inst, liveAfter) for each instruction of `b`, last to first, with the registers
-  // live just after it.
-  template <typename F>
-  void walkBackward(const BasicBlock& b, F&& f) const;
 };
 
 // The registers `inst` surely overwrites (see above).
@@ -32,18 +26,6 @@ void forEachKilledReg(const Instruction& inst, F&& f) {
   inst.visitLeaves(inst.operand(0), [&](const Operand& o) {
     if (o.isReg() && o.component() == Component::None) f(static_cast<RegId>(o.id));
   });
-}
-
-template <typename F>
-void Liveness::walkBackward(const BasicBlock& b, F&& f) const {
-  BitVector live = liveOut[b.id()];
-  for (auto it = b.insts().rbegin(); it != b.insts().rend(); ++it) {
-    const Instruction& inst = **it;
-    if (inst.info().isPseudo()) continue;
-    f(inst, static_cast<const BitVector&>(live));
-    forEachKilledReg(inst, [&](RegId r) { live.reset(r); });
-    inst.forEachUseReg([&](RegId r) { live.set(r); });
-  }
 }
 
 struct LivenessAnalysis {

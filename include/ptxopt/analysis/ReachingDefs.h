@@ -31,7 +31,6 @@ struct UseSite {
 class ReachingDefs {
  public:
   const std::vector<DefSite>& defs() const { return defs_; }
-  const std::vector<uint32_t>& defsOf(RegId r) const { return defsOfReg_[r]; }
   // Definitions that can reach the read of `reg` by `inst`.
   std::span<const uint32_t> reaching(const Instruction* inst, RegId reg) const;
   // Can the value the register had on entry to the function (a parameter of the old .reg ABI,

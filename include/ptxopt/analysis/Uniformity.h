@@ -32,8 +32,6 @@ class UniformityInfo {
  public:
   // Registers that may hold lane-varying values on entry to block `b` (by block id).
   const BitVector& divergentIn(const BasicBlock* b) const { return divIn_[b->id()]; }
-  // Is the register divergent just before `inst`?
-  bool isDivergentAt(const Instruction* inst, RegId r) const;
   // Does the instruction write a lane-varying value?
   bool isDivergentDef(const Instruction* inst) const;
   // Is the block's terminator a branch (or guarded ret/exit/trap) whose decision can differ
@@ -44,7 +42,6 @@ class UniformityInfo {
 
  private:
   friend struct UniformityAnalysis;
-  const Function* f_ = nullptr;
   std::vector<BitVector> divIn_;
   std::vector<uint8_t> divBranch_;
   std::vector<const Instruction*> divergentDefs_;  // sorted by address

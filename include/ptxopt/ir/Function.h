@@ -159,6 +159,14 @@ class Function {
   // Parent scope of each scope; scope 0 (the body) has parent 0.
   std::vector<uint32_t>& scopeParents() { return scopeParents_; }
   const std::vector<uint32_t>& scopeParents() const { return scopeParents_; }
+  // Is something declared in scope `declScope` visible from scope `useScope` (the same scope
+  // or one that encloses it)?
+  bool scopeVisible(uint32_t declScope, uint32_t useScope) const {
+    for (uint32_t s = useScope;; s = scopeParents_[s]) {
+      if (s == declScope) return true;
+      if (s == 0) return false;
+    }
+  }
   // `.loc` lines. Consecutive `.loc` lines before an instruction form one group (nvcc writes
   // the call site and then the inlined location; ptxas wants both). An instruction refers to
   // the group in force where it stands (Instruction::debugLoc is the group's index + 1).

@@ -38,6 +38,11 @@ enum : uint32_t {
   Convergent = 1u << 18,  // which threads execute it together matters: never predicate or move
                           // it across a divergent branch
   ReadsCarry = 1u << 19,  // reads the carry flag set by a `.cc` instruction (addc, subc, madc)
+  // For the uniformity analysis: results that can differ between the lanes of a warp whatever
+  // the operands (atomics' old values, shuffles, match, elect), and results that are the same
+  // for every lane of the warp whatever the operands (votes, warp reductions, activemask).
+  VaryingResult = 1u << 20,
+  UniformResult = 1u << 21,
 };
 }  // namespace OpFlag
 

@@ -2,6 +2,8 @@
 // `--verify-each`.
 #pragma once
 
+#include <unordered_set>
+
 #include <string>
 #include <string_view>
 
@@ -23,7 +25,13 @@ namespace ptxopt {
 //  * symbols name a variable, parameter, function, prototype or call-target table.
 // Each problem is reported to `diags` as an error at the instruction's line; `context` (for
 // example "after pass branch-opt") prefixes each message. Returns true when nothing was found.
-bool verifyFunction(const Function& f, DiagEngine& diags, std::string_view context = {});
+// The names of a module's global variables and functions, which every function may use.
+// Verifying many functions of one module (verifyModule, --verify-each), collect them once.
+struct ModuleSymbols {
+  explicit ModuleSymbols(const Module& m);
+  std::unordered_set<uint32_t> names;
+};
+bool verifyFunction(const Function& f, DiagEngine& diags, std::string_view context = {}, const ModuleSymbols* symbols = nullptr);
 bool verifyModule(const Module& m, DiagEngine& diags, std::string_view context = {});
 
 }  // namespace ptxopt

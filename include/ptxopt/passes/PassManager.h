@@ -20,7 +20,6 @@ struct PassManagerOptions {
   bool verifyEach = false;
   bool printAfterAll = false;
   std::set<std::string> printAfter;
-  bool timePasses = false;
   std::set<std::string> dotAfter;                  // passes to picture before and after
   unsigned jobs = 1;
 };
