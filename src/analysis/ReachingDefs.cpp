@@ -269,14 +269,16 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
   }
 
   // ---- registers written once: dominance decides ------------------------------------------
+  // The blocks reachable from the end of a block, by block id (searched once per block, and
+  // only for uses that the definition does not dominate).
   std::unordered_map<uint32_t, std::vector<uint8_t>> reachFrom;
   const uint32_t nb = f.blockIdBound();
-  auto blocksAfter = [&](uint32_t d) -> const std::vector<uint8_t>& {
-    auto it = reachFrom.find(d);
+  auto blocksAfter = [&](const BasicBlock* from) -> const std::vector<uint8_t>& {
+    auto it = reachFrom.find(from->id());
     if (it != reachFrom.end()) return it->second;
     std::vector<uint8_t> seen(nb, 0);
     std::vector<const BasicBlock*> work;
-    for (const Edge& e : position[rd.defs_[d].inst].first->succs())
+    for (const Edge& e : from->succs())
       if (!seen[e.to->id()]) {
         seen[e.to->id()] = 1;
         work.push_back(e.to);
@@ -290,7 +292,7 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
           work.push_back(e.to);
         }
     }
-    return reachFrom.emplace(d, std::move(seen)).first->second;
+    return reachFrom.emplace(from->id(), std::move(seen)).first->second;
   };
   auto dominatesUse = [&](uint32_t d, const Instruction* use) {
     auto [db, dk] = position[rd.defs_[d].inst];
@@ -303,7 +305,7 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
     auto [db, dk] = position[rd.defs_[d].inst];
     auto [ub, uk] = position[use];
     if (db == ub && dk < uk) return true;
-    return blocksAfter(d)[ub->id()] != 0;
+    return blocksAfter(db)[ub->id()] != 0;
   };
 
   // ---- record, for every read, the definitions that reach it --------------------------------
@@ -324,9 +326,9 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
         };
         if (defs.size() == 1) {
           uint32_t d = defs[0];
-          bool dominated = reachable && dominatesUse(d, inst) && rd.defs_[d].kills;
-          u.entry = !dominated;
-          if (dominated || !reachable || reachesUse(d, inst)) add(d);
+          const bool dominates = reachable && dominatesUse(d, inst);  // then it surely reaches
+          u.entry = !(dominates && rd.defs_[d].kills);
+          if (dominates || !reachable || reachesUse(d, inst)) add(d);
         } else if (defs.size() > 1) {
           const uint32_t* v = reachable ? findUseValue(inst, r) : nullptr;
           if (!v) {

@@ -10,14 +10,18 @@ BranchTargetTables collectBranchTargetTables(const Function& f) {
   return tables;
 }
 
+const Operand* braTarget(const Instruction& bra) {
+  if (!bra.is(Opcode::Bra)) return nullptr;
+  for (const Operand& o : bra.operands())
+    if (o.isLabel()) return &o;
+  return nullptr;
+}
+Operand* braTarget(Instruction& bra) { return const_cast<Operand*>(braTarget(static_cast<const Instruction&>(bra))); }
+
 std::vector<uint32_t> branchTargetLabels(const Instruction& term, const BranchTargetTables& tables) {
   std::vector<uint32_t> out;
-  if (term.is(Opcode::Bra)) {
-    for (const Operand& o : term.operands())
-      if (o.isLabel()) {
-        out.push_back(o.id);
-        break;
-      }
+  if (const Operand* target = braTarget(term)) {
+    out.push_back(target->id);
   } else if (term.is(Opcode::BrxIdx)) {
     if (term.numOperands() >= 2 && term.operand(1).kind == OperandKind::Symbol) {
       auto it = tables.find(term.operand(1).id);

@@ -185,10 +185,11 @@ class BranchOpt : public Pass {
         return true;
       }
       // 3b. Thread the table's entries.
-      const Instruction* table = t->numOperands() >= 2 ? tables_.count(t->operand(1).id) ? tables_.at(t->operand(1).id) : nullptr : nullptr;
-      if (table) {
+      auto found = t->numOperands() >= 2 ? tables_.find(t->operand(1).id) : tables_.end();
+      if (found != tables_.end()) {
+        const Instruction* table = found->second;
         bool any = false;
-        Instruction* mutableTable = const_cast<Instruction*>(table);
+        Instruction* mutableTable = const_cast<Instruction*>(table);  // the tables are kept const elsewhere
         for (uint32_t k = 0; k < mutableTable->numOperands(); ++k) {
           Operand& o = mutableTable->operand(k);
           if (!o.isLabel()) continue;
@@ -211,10 +212,7 @@ class BranchOpt : public Pass {
       return false;
     }
 
-    if (!t->is(Opcode::Bra)) return false;
-    const Operand* target = nullptr;
-    for (Operand& o : t->operands())
-      if (o.isLabel()) target = &o;
+    Operand* target = braTarget(*t);
     if (!target) return false;
     BasicBlock* targetBlock = f_->labelBlock(target->id);
 
@@ -239,7 +237,7 @@ class BranchOpt : public Pass {
       ctx_->remark(b, "thread", "the branch to " + std::string(f_->labelName(target->id)) + " goes through " +
                    std::to_string(depth) + " block(s) that only branch; it now targets " + std::string(f_->labelName(final)),
                    {{"depth", double(depth)}});
-      const_cast<Operand*>(target)->id = final;
+      target->id = final;
       edgesChanged(b);
       return true;
     }
@@ -249,16 +247,14 @@ class BranchOpt : public Pass {
   bool foldBranchToNext(BasicBlock* b) {
     Instruction* t = b->terminator();
     BasicBlock* next = layoutNext(b);
-    if (!t || !next || !t->is(Opcode::Bra) || t->hasGuard()) return false;
-    for (const Operand& o : t->operands())
-      if (o.isLabel() && f_->labelBlock(o.id) == next) {
-        ctx_->count("branch-to-next");
-        ctx_->remark(b, "fold-branch-to-next", "the branch goes to " + next->name() + ", the next block in layout");
-        eraseInst(b, t);
-        edgesChanged(b);
-        return true;
-      }
-    return false;
+    if (!t || !next || t->hasGuard()) return false;
+    const Operand* target = braTarget(*t);
+    if (!target || f_->labelBlock(target->id) != next) return false;
+    ctx_->count("branch-to-next");
+    ctx_->remark(b, "fold-branch-to-next", "the branch goes to " + next->name() + ", the next block in layout");
+    eraseInst(b, t);
+    edgesChanged(b);
+    return true;
   }
 
   // Is `b` a block that does nothing but pass control on? Returns the label it passes to.
@@ -273,10 +269,9 @@ class BranchOpt : public Pass {
       if (next && next->hasLabel()) return next->label();
       return std::nullopt;
     }
-    if (!only->is(Opcode::Bra) || only->hasGuard()) return std::nullopt;
-    for (const Operand& o : only->operands())
-      if (o.isLabel()) return o.id;
-    return std::nullopt;
+    const Operand* target = braTarget(*only);
+    if (!target || only->hasGuard()) return std::nullopt;
+    return target->id;
   }
 
   // Follows blocks that only branch, from `label`. `budget` is what is left of

@@ -25,6 +25,10 @@ void buildCfg(Function& f);
 // and fixes the predecessor lists of the blocks it left and the blocks it now reaches.
 void updateSuccessors(Function& f, size_t layoutIndex, const BranchTargetTables& tables);
 
+// The label operand of a `bra` (nullptr for anything else).
+Operand* braTarget(Instruction& bra);
+const Operand* braTarget(const Instruction& bra);
+
 // The label targets of a branch terminator: bra -> its label, brx.idx -> every table entry.
 std::vector<uint32_t> branchTargetLabels(const Instruction& term, const BranchTargetTables& tables);
 
