@@ -35,7 +35,7 @@ std::optional<double> immediateAsFloat(const Operand& o, ScalarType type) {
   double d;
   switch (static_cast<FloatForm>(o.aux)) {
     case FloatForm::F32Hex: d = bitsFloat(static_cast<uint32_t>(bits)); break;
-    case FloatForm::F64Hex: d = bitsDouble(bits); break;
+    case FloatForm::F64Hex:
     case FloatForm::Decimal: d = bitsDouble(bits); break;
     default: return std::nullopt;
   }

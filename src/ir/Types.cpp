@@ -65,10 +65,6 @@ static bool known(ScalarType t) { return static_cast<size_t>(t) < std::size(kTyp
 std::string_view typeName(ScalarType t) { return known(t) ? kTypes[static_cast<size_t>(t)].name : std::string_view(); }
 unsigned typeBits(ScalarType t) { return known(t) ? kTypes[static_cast<size_t>(t)].bits : 0; }
 TypeClass typeClass(ScalarType t) { return known(t) ? kTypes[static_cast<size_t>(t)].cls : TypeClass::None; }
-std::optional<ScalarType> lookupType(std::string_view spelling) {
-  if (auto m = lookupKnownMod(spelling); m != Mod::None) return modType(m);
-  return std::nullopt;
-}
 
 std::string_view spaceName(StateSpace s) { return kSpaces[static_cast<size_t>(s)]; }
 

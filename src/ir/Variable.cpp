@@ -3,8 +3,7 @@
 namespace ptxopt {
 
 uint64_t Variable::sizeInBytes() const {
-  uint64_t elem = (typeBits(type) + 7) / 8;
-  if (type == ScalarType::Pred) elem = 1;
+  uint64_t elem = (typeBits(type) + 7) / 8;  // .pred (1 bit) takes a byte
   if (vec) elem *= vec;
   uint64_t total = elem;
   for (int64_t d : dims) {

@@ -187,14 +187,11 @@ class Parser {
       std::string_view d = t.text;
       if (d == ".version") {
         if (sawVersion) fail(t.loc, "duplicate .version directive");
-        Token v = next();
-        (void)v;
+        next();  // "version"
         Token num = next();
         if (num.kind != TokKind::Float || num.text.find('.') == std::string_view::npos)
           fail(num.loc, "expected a version number such as 9.0 after .version");
         auto dot = num.text.find('.');
-        uint8_t fl = 0;
-        (void)fl;
         uint32_t major = 0, minor = 0;
         auto r1 = std::from_chars(num.text.data(), num.text.data() + dot, major);
         auto r2 = std::from_chars(num.text.data() + dot + 1, num.text.data() + num.text.size(), minor);
@@ -480,14 +477,7 @@ class Parser {
         item.id = intern(name.text);
       }
       if (at(TokKind::Plus) || at(TokKind::Minus)) {
-        bool neg = next().kind == TokKind::Minus;
-        if (at(TokKind::Minus)) {
-          next();
-          neg = !neg;
-        }
-        Token off = expect(TokKind::Int, "an offset");
-        Operand o = intOperand(off, neg);
-        item.value = o.value;
+        item.value = parseOffset("an offset");
         item.flags |= OperandFlag::HasOffset;
       }
       out.push_back(item);
@@ -674,7 +664,7 @@ class Parser {
         addDecl(std::move(decl), loc);
       }
     } else if (d == ".loc") {
-      Token dir = next();
+      next();  // "loc"
       DebugLoc dl;
       dl.file = smallInt("a file number");
       dl.line = smallInt("a line number");
@@ -683,7 +673,6 @@ class Parser {
         next();
         dl.extra = intern(collectRaw(true));
       }
-      (void)dir;
       pendingLocs_.push_back(dl);
     } else if (d == ".pragma") {
       Token dir = next();
@@ -1028,10 +1017,10 @@ class Parser {
                                   std::span<const Operand>(elems.begin(), elems.end()));
       }
       case TokKind::Ident: {
-        Operand first = parseIdentOperand(inst, role);
+        Operand first = parseIdentOperand(role);
         if (at(TokKind::Pipe)) {
           next();
-          Operand second = parseIdentOperand(inst, role);
+          Operand second = parseIdentOperand(role);
           Operand pair[2] = {first, second};
           return inst.makeComposite(OperandKind::Pair, pair);
         }
@@ -1041,8 +1030,7 @@ class Parser {
     }
   }
 
-  Operand parseIdentOperand(Instruction& inst, IdentRole role) {
-    (void)inst;
+  Operand parseIdentOperand(IdentRole role) {
     Token t = expect(TokKind::Ident, "a register, label or symbol");
     if (t.text == "_") {
       Operand o;
@@ -1069,18 +1057,21 @@ class Parser {
     if (comp != Component::None) fail(t.loc, "unexpected component on '" + std::string(t.text) + "'");
     Operand o = Operand::symbol(intern(base));
     if ((at(TokKind::Plus) || at(TokKind::Minus)) && (peek(1).kind == TokKind::Int || peek(1).kind == TokKind::Minus)) {
-      bool neg = next().kind == TokKind::Minus;
-      if (accept(TokKind::Minus)) neg = !neg;
-      Token off = expect(TokKind::Int, "an offset");
-      Operand v = intOperand(off, neg);
-      o.value = v.value;
+      o.value = parseOffset("an offset");
       o.flags |= OperandFlag::HasOffset;
     }
     return o;
   }
 
+  // `+ N`, `- N` or `+ -N` after a symbol or register (the sign is the current token).
+  int64_t parseOffset(std::string_view what) {
+    bool neg = next().kind == TokKind::Minus;
+    if (accept(TokKind::Minus)) neg = !neg;
+    return intOperand(expect(TokKind::Int, what), neg).value;
+  }
+
   Operand parseAddress(Instruction& inst, unsigned depth) {
-    Token open = next();  // [
+    next();  // [
     Operand a;
     a.kind = OperandKind::Address;
     const Token& t = peek();
@@ -1105,11 +1096,7 @@ class Parser {
       }
       a.id = base.id;
       if (at(TokKind::Plus) || at(TokKind::Minus)) {
-        bool neg = next().kind == TokKind::Minus;
-        if (accept(TokKind::Minus)) neg = !neg;
-        Token off = expect(TokKind::Int, "an integer offset");
-        Operand v = intOperand(off, neg);
-        a.value = v.value;
+        a.value = parseOffset("an integer offset");
         a.flags |= OperandFlag::HasOffset;
       }
     } else if (t.kind == TokKind::Int || t.kind == TokKind::Minus) {
@@ -1121,7 +1108,6 @@ class Parser {
       unexpected(t, "an address");
     }
     expect(TokKind::RBracket, "']' to close the address");
-    (void)open;
     return a;
   }
 

@@ -292,7 +292,7 @@ class Printer {
 
   void variable(const Variable& v) {
     linkage(v.linkage);
-    out_ += v.space == StateSpace::Reg ? std::string_view(".reg") : spaceName(v.space);
+    out_ += spaceName(v.space);
     for (uint32_t a : v.attributes) {
       out_ += " .attribute(";
       out_ += m_.str(a);

@@ -23,7 +23,6 @@ enum class ScalarType : uint8_t {
 std::string_view typeName(ScalarType t);  // ".b32"
 unsigned typeBits(ScalarType t);          // 1 for .pred
 TypeClass typeClass(ScalarType t);
-std::optional<ScalarType> lookupType(std::string_view spelling);
 
 enum class StateSpace : uint8_t {
   Generic,

@@ -35,14 +35,9 @@ class DiagEngine {
     report(Severity::Warning, std::move(file), loc, std::move(message));
   }
   bool hasErrors() const { return errors_ > 0; }
-  unsigned errorCount() const { return errors_; }
   const std::vector<Diagnostic>& diagnostics() const { return diags_; }
   // All diagnostics, one per line.
   std::string str() const;
-  void clear() {
-    diags_.clear();
-    errors_ = 0;
-  }
 
  private:
   std::vector<Diagnostic> diags_;
