@@ -8,18 +8,14 @@
 #include <string>
 #include <string_view>
 
+#include "FuzzCommon.h"
 #include "ptxopt/emu/Emulator.h"
-#include "ptxopt/ir/Verifier.h"
-#include "ptxopt/ptx/Parser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ptxopt;
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  DiagEngine diags;
-  auto m = parseModule(text, "fuzz.ptx", diags);
+  auto m = fuzz::parseVerified(text);
   if (!m) return 0;
-  DiagEngine vdiags;
-  if (!verifyModule(*m, vdiags)) return 0;
   std::string error;
   auto emu = emu::Emulator::create(*m, error);
   if (!emu) return 0;
