@@ -29,6 +29,8 @@ import sys
 import tarfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests", "emu"))
+from specs import first_difference, ignored, kernel_file, load_rules, spec_stems  # noqa: E402
 GROUPS = [  # (specs folder, stem prefix the PTX file lacks, PTX builds)
     ("tests/emu/specs", "", ["nvcc-sm90", "nvcc-sm75", "nvcc-sm90-G", "nvcc-sm90-lineinfo"]),
     ("tests/emu/specs-clang", "clang_", ["clang-sm75", "clang-sm80"]),
@@ -36,8 +38,6 @@ GROUPS = [  # (specs folder, stem prefix the PTX file lacks, PTX builds)
 NUMPY_TYPE = {"s8": "int8", "s16": "int16", "s32": "int32", "s64": "int64", "u8": "uint8",
               "u16": "uint16", "u32": "uint32", "u64": "uint64", "f16": "float16",
               "bf16": "uint16", "f32": "float32", "f64": "float64"}
-ELEM_BYTES = {"s8": 1, "u8": 1, "s16": 2, "u16": 2, "f16": 2, "bf16": 2, "s32": 4, "u32": 4,
-              "f32": 4, "s64": 8, "u64": 8, "f64": 8}
 
 
 def entry_names(ptx_text):
@@ -51,17 +51,12 @@ def prepare(args):
         specs_dir = os.path.join(ROOT, specs_rel)
         if not os.path.isdir(specs_dir):
             continue
-        for f in sorted(os.listdir(specs_dir)):
-            if not f.endswith(".json") or f.endswith(".compare.json"):
-                continue
-            stem = f[:-5]
+        for stem in spec_stems(specs_dir):
+            f = stem + ".json"
             with open(os.path.join(specs_dir, f), encoding="utf-8") as fh:
                 spec = json.load(fh)
-            kernel_file = stem.split(".")[0]
-            if prefix and kernel_file.startswith(prefix):
-                kernel_file = kernel_file[len(prefix):]
             for build in builds:
-                ptx = os.path.join(args.corpus, build, kernel_file + ".ptx")
+                ptx = os.path.join(args.corpus, build, kernel_file(stem, prefix) + ".ptx")
                 if not os.path.isfile(ptx):
                     print(f"skip {build}/{stem}: {ptx} missing")
                     continue
@@ -90,11 +85,9 @@ def prepare(args):
                         params.append({"name": p["name"], "kind": "bytes", "bytes": p["bytes"]})
                 grid = (spec.get("grid", [1]) + [1, 1])[:3]
                 block = (spec.get("block", [1]) + [1, 1])[:3]
-                rules = os.path.join(specs_dir, stem + ".compare.json")
                 cases.append({"id": case_id, "kernel": kernel, "grid": grid, "block": block,
                               "shared": spec.get("dynamic_shared_bytes", 0), "params": params,
-                              "ignore": json.load(open(rules, encoding="utf-8")).get("ignore", {})
-                              if os.path.isfile(rules) else {}})
+                              "ignore": load_rules(specs_dir, stem).get("ignore", {})})
     with open(os.path.join(args.out, "manifest.json"), "w", encoding="utf-8") as fh:
         json.dump(cases, fh, indent=1)
     print(f"prepared {len(cases)} cases in {args.out}")
@@ -160,19 +153,15 @@ def compare(args):
         for p in c["params"]:
             if p["kind"] != "buffer":
                 continue
-            eb = ELEM_BYTES[p["type"]]
-            skip = set()
-            for a, b in c["ignore"].get(p["name"], []):
-                skip.update(range(a, b + 1))
             with open(os.path.join(d, "emu", p["name"] + ".bin"), "rb") as fh:
                 emu = fh.read()
             with open(os.path.join(d, "gpu", p["name"] + ".bin"), "rb") as fh:
                 gpu = fh.read()
-            for i in range(len(emu) // eb):
-                if i not in skip and emu[i * eb:(i + 1) * eb] != gpu[i * eb:(i + 1) * eb]:
-                    first = (f"{p['name']}[{i}]: ptxrun 0x{emu[i * eb:(i + 1) * eb][::-1].hex()}, "
-                             f"GPU 0x{gpu[i * eb:(i + 1) * eb][::-1].hex()}")
-                    break
+            diff = first_difference(gpu, emu, p["type"], ignored(c, p["name"]))
+            if diff:
+                i, g, e = diff
+                first = (f"{p['name']}: {len(gpu)} bytes from the GPU, {len(emu)} from ptxrun" if i is None else
+                         f"{p['name']}[{i}]: ptxrun 0x{e[::-1].hex()}, GPU 0x{g[::-1].hex()}")
             if first:
                 break
         if first:

@@ -25,23 +25,7 @@ import re
 import subprocess
 import sys
 
-ELEM_BYTES = {"s8": 1, "u8": 1, "s16": 2, "u16": 2, "f16": 2, "bf16": 2,
-              "s32": 4, "u32": 4, "f32": 4, "s64": 8, "u64": 8, "f64": 8}
-FLOAT_TYPES = {"f16", "bf16", "f32", "f64"}
-
-
-def buffer_params(spec):
-    out = {}
-    for p in spec.get("params", []):
-        if "buffer" in p:
-            b = p["buffer"]
-            count = b.get("count")
-            if count is None:
-                init = b.get("init")
-                count = len(init["values"]) if isinstance(init, dict) and "values" in init else 0
-            out[p["name"]] = (b["type"], count)
-    return out
-
+from specs import ELEM_BYTES, buffer_params
 
 def header_kernels(cu_path):
     names = []
@@ -65,21 +49,17 @@ def check_compare(path, spec, errors):
     for key, val in rules.items():
         if key == "comment":
             continue
-        if key not in ("ignore", "tolerance") or not isinstance(val, dict):
+        if key != "ignore" or not isinstance(val, dict):
             errors.append(f"{name}: unknown or malformed rule '{key}'")
             continue
         for buf, rule in val.items():
             if buf not in bufs:
                 errors.append(f"{name}: {key}: no buffer parameter '{buf}'")
                 continue
-            typ, count = bufs[buf]
-            if key == "ignore":
-                if not isinstance(rule, list) or not all(
-                        isinstance(r, list) and len(r) == 2 and 0 <= r[0] <= r[1] < count for r in rule):
-                    errors.append(f"{name}: ignore.{buf}: expected [[first, last], ...] within 0..{count - 1}")
-            else:
-                if typ not in FLOAT_TYPES or not isinstance(rule, dict) or not isinstance(rule.get("ulps"), int):
-                    errors.append(f"{name}: tolerance.{buf}: expected {{\"ulps\": N}} on a float buffer")
+            count = bufs[buf][1]
+            if not isinstance(rule, list) or not all(
+                    isinstance(r, list) and len(r) == 2 and 0 <= r[0] <= r[1] < count for r in rule):
+                errors.append(f"{name}: ignore.{buf}: expected [[first, last], ...] within 0..{count - 1}")
 
 
 def load_specs(directory, origin, specs, spec_dirs, errors):

@@ -22,50 +22,27 @@ import struct
 import subprocess
 import sys
 
-ELEM = {"s8": ("b", 1), "u8": ("B", 1), "s16": ("h", 2), "u16": ("H", 2), "f16": ("e", 2),
-        "bf16": ("H", 2), "s32": ("i", 4), "u32": ("I", 4), "f32": ("f", 4), "s64": ("q", 8),
-        "u64": ("Q", 8), "f64": ("d", 8)}
-
-
-def buffers(spec):
-    for p in spec.get("params", []):
-        if "buffer" in p:
-            yield p["name"], p["buffer"]["type"]
-
-
-def ignored(rules, name):
-    out = set()
-    for first, last in rules.get("ignore", {}).get(name, []):
-        out.update(range(first, last + 1))
-    return out
-
+from specs import ELEM_FORMAT, buffer_params, first_difference, ignored, kernel_file, load_rules, spec_stems
 
 def compare_buffer(label, name, typ, got, want, skip):
-    fmt, size = ELEM[typ]
-    if len(got) != len(want):
+    d = first_difference(got, want, typ, skip)
+    if d is None:
+        return []
+    i, a, b = d
+    if i is None:
         return [f"{label}: {name}: {len(got)} bytes, reference has {len(want)}"]
-    for i in range(len(want) // size):
-        a, b = got[i * size:(i + 1) * size], want[i * size:(i + 1) * size]
-        if a != b and i not in skip:
-            va, vb = struct.unpack("<" + fmt, a)[0], struct.unpack("<" + fmt, b)[0]
-            return [f"{label}: {name}[{i}]: ptxrun {va!r} (0x{a[::-1].hex()}), "
-                    f"reference {vb!r} (0x{b[::-1].hex()})"]
-    return []
+    fmt = "<" + ELEM_FORMAT[typ]
+    return [f"{label}: {name}[{i}]: ptxrun {struct.unpack(fmt, a)[0]!r} (0x{a[::-1].hex()}), "
+            f"reference {struct.unpack(fmt, b)[0]!r} (0x{b[::-1].hex()})"]
 
 
 def run_one(args, specs_dir, stem, ptx_dir, ref_kind, prefix):
     spec_path = os.path.join(specs_dir, stem + ".json")
     with open(spec_path, encoding="utf-8") as f:
         spec = json.load(f)
-    rules_path = os.path.join(specs_dir, stem + ".compare.json")
-    rules = {}
-    if os.path.isfile(rules_path):
-        with open(rules_path, encoding="utf-8") as f:
-            rules = json.load(f)
-    kernel_file = stem.split(".")[0]
-    if prefix and kernel_file.startswith(prefix):
-        kernel_file = kernel_file[len(prefix):]
-    ptx = os.path.join(ptx_dir, kernel_file + ".ptx")
+    rules = load_rules(specs_dir, stem)
+    kernel = kernel_file(stem, prefix)
+    ptx = os.path.join(ptx_dir, kernel + ".ptx")
     label = f"{os.path.basename(ptx_dir)}/{stem}"
     if not os.path.isfile(ptx):
         return [f"{label}: {ptx} missing"]
@@ -74,7 +51,7 @@ def run_one(args, specs_dir, stem, ptx_dir, ref_kind, prefix):
     if args.ptxopt:
         out = os.path.join(args.work, os.path.basename(ptx_dir) + "-O2", stem)
         os.makedirs(out, exist_ok=True)
-        opt = os.path.join(out, kernel_file + ".O2.ptx")
+        opt = os.path.join(out, kernel + ".O2.ptx")
         r = subprocess.run([args.ptxopt, "-O2", "--verify", ptx, "-o", opt], capture_output=True)
         if r.returncode != 0:
             return errors + [f"{label}: ptxopt -O2 exited {r.returncode}: {r.stderr.decode(errors='replace')[:2000]}"]
@@ -90,7 +67,7 @@ def check_run(args, spec, rules, spec_path, ptx, label, out, ref):
         return [f"{label}: ptxrun exited {r.returncode}: "
                 f"{r.stderr.decode(errors='replace').strip()[:2000]}\n  command: {' '.join(cmd)}"]
     errors = []
-    for name, typ in buffers(spec):
+    for name, (typ, _) in buffer_params(spec).items():
         with open(os.path.join(out, name + ".bin"), "rb") as f:
             got = f.read()
         with open(os.path.join(ref, name + ".bin"), "rb") as f:
@@ -127,9 +104,7 @@ def main():
         return [d for d in dirs if os.path.isdir(d)]
 
     def stems_of(specs_dir):
-        out = sorted(f[:-5] for f in os.listdir(specs_dir)
-                     if f.endswith(".json") and not f.endswith(".compare.json"))
-        return [s for s in out if not args.only or s.startswith(args.only)]
+        return [s for s in spec_stems(specs_dir) if not args.only or s.startswith(args.only)]
 
     # (specs directory, stem prefix the PTX file name lacks, [(PTX build, reference kind)])
     groups = [(args.specs, "", [(d, "ref") for d in present(args.ptx_dir)] +
