@@ -138,10 +138,10 @@ void CtaRunner::atomic(Warp& w, const DInst& I, uint32_t exec) {
   };
   forLanes(exec, [&](int lane) {
     uint64_t addr = a.address(I, lane);
-    uint8_t* p = memory(w, I, space, addr, eb, lane, true, true, a.sym);
+    StateSpace resolved;
+    uint8_t* p = memory(w, I, space, addr, eb, lane, true, true, a.sym, &resolved);
     // Global memory is shared with CTAs running on other host threads.
-    bool isGlobal = space == StateSpace::Global ||
-                    (space == StateSpace::Generic && !(addr >= kConstWindow && addr < kCodeWindow));
+    const bool isGlobal = resolved == StateSpace::Global;
     uint64_t old = 0;
     if (isGlobal) {
       if (eb == 4) {
@@ -178,10 +178,10 @@ void CtaRunner::call(Warp& w, const DInst& I, uint32_t exec) {
     return;
   }
   if (c.builtinAssert) faultAt(w, std::countr_zero(exec), I, "assertion failed (__assertfail)");
-  std::vector<std::pair<uint32_t, uint32_t>> groups;  // (function index, lanes)
+  LaneGroups groups;  // (function index, lanes)
   if (c.indirect) {
     const uint64_t* t = f->slot(c.targetSlot);
-    forLanes(exec, [&](int lane) {
+    groups = groupLanes(exec, [&](int lane) {
       uint64_t a = t[lane];
       uint64_t idx = (a - kCodeWindow) / 16;
       if (a < kCodeWindow || (a - kCodeWindow) % 16 || idx >= L_.P.functions.size()) {
@@ -189,9 +189,7 @@ void CtaRunner::call(Warp& w, const DInst& I, uint32_t exec) {
         std::snprintf(buf, sizeof buf, "indirect call to 0x%llx, which is not the address of a function", static_cast<unsigned long long>(a));
         faultAt(w, lane, I, buf);
       }
-      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == idx; });
-      if (it == groups.end()) groups.emplace_back(static_cast<uint32_t>(idx), 1u << lane);
-      else it->second |= 1u << lane;
+      return static_cast<uint32_t>(idx);
     });
   } else {
     groups.emplace_back(static_cast<uint32_t>(c.callee), exec);

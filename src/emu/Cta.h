@@ -2,11 +2,14 @@
 // warps, reconvergence stacks, barriers, instruction semantics). Internal to src/emu.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <random>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "Machine.h"
 
@@ -26,6 +29,21 @@ inline void forLanes(uint32_t mask, F&& f) {
     f(lane);
     mask &= mask - 1;
   }
+}
+
+// Lanes grouped by a per-lane key (a branch target, a callee), in the order the keys first
+// appear from the lowest lane: (key, lanes).
+using LaneGroups = std::vector<std::pair<uint32_t, uint32_t>>;
+template <typename KeyOf>
+LaneGroups groupLanes(uint32_t lanes, KeyOf&& keyOf) {
+  LaneGroups groups;
+  forLanes(lanes, [&](int lane) {
+    uint32_t key = keyOf(lane);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    if (it == groups.end()) groups.emplace_back(key, 1u << lane);
+    else it->second |= 1u << lane;
+  });
+  return groups;
 }
 
 inline std::string laneList(uint32_t mask) {
@@ -88,7 +106,7 @@ class CtaRunner {
   void push(Warp& w, const StackEntry& e);
   void popTop(Warp& w);
   void releaseFrame(Warp& w, Frame* f);
-  void diverge(Warp& w, std::vector<std::pair<uint32_t, uint32_t>>& paths, uint32_t rpc);
+  void diverge(Warp& w, const LaneGroups& paths, uint32_t rpc);
   bool rotate(Warp& w);
   void removeLanes(Warp& w, uint32_t lanes, const Frame* onlyFrame);
 
@@ -100,10 +118,12 @@ class CtaRunner {
 
   // Memory.
   uint64_t symbolAddress(Warp& w, const SymRef& s, int64_t offset, StateSpace& space);
+  // The host bytes of an access (faulting when it is out of bounds or misaligned); `resolved`
+  // receives the state space a generic address turned out to be in.
   uint8_t* memory(Warp& w, const DInst& I, StateSpace space, uint64_t addr, uint64_t size, int lane, bool write, bool atomic,
-                  const SymRef* sym);
+                  const SymRef* sym, StateSpace* resolved = nullptr);
   void recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t addr, uint64_t size, int lane, bool write, bool atomic);
-  uint64_t generic(StateSpace s, uint64_t addr) const;
+  uint64_t generic(StateSpace s, uint64_t addr) const { return windowBase(s) + addr; }
 
   // Instructions.
   void intArith(Warp& w, const DInst& I, uint32_t exec);

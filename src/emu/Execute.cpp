@@ -81,8 +81,7 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       } else {
         ++metrics.divergentBranches;
         if (lm) ++lm->divergentBranches;
-        std::vector<std::pair<uint32_t, uint32_t>> paths{{e.pc + 1, notTaken}, {I.target, taken}};
-        diverge(w, paths, I.rpc);
+        diverge(w, {{e.pc + 1, notTaken}, {I.target, taken}}, I.rpc);
       }
       return;
     }
@@ -90,16 +89,12 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       ++metrics.branches;
       if (lm) ++lm->branches;
       uint32_t skipped = e.mask & ~exec;  // a guarded brx.idx falls through for the others
-      std::vector<std::pair<uint32_t, uint32_t>> paths;
       const uint64_t* idx = f->slot(I.src[0]);
-      forLanes(exec, [&](int lane) {
+      LaneGroups paths = groupLanes(exec, [&](int lane) {
         uint64_t k = idx[lane] & 0xFFFFFFFFu;
         if (k >= I.targets.size())
           faultAt(w, lane, I, "brx.idx index " + std::to_string(k) + " is outside its table of " + std::to_string(I.targets.size()) + " entries");
-        uint32_t target = I.targets[k];
-        auto it = std::find_if(paths.begin(), paths.end(), [&](const auto& p) { return p.first == target; });
-        if (it == paths.end()) paths.emplace_back(target, 1u << lane);
-        else it->second |= 1u << lane;
+        return I.targets[k];
       });
       if (skipped) paths.emplace_back(e.pc + 1, skipped);
       if (paths.size() == 1) {
@@ -112,20 +107,15 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       return;
     }
     case XOp::Ret:
-      if (f->caller) {
-        // The lanes leave this call; they wait in the caller's entry, after the call.
-        uint32_t stay = e.mask & ~exec;
-        removeLanes(w, exec, f);
-        if (stay) w.stack.back().pc++;
-        return;
-      }
-      [[fallthrough]];
     case XOp::Exit: {
-      uint32_t stay = e.mask & ~exec;
-      w.exited |= exec;
-      removeLanes(w, exec, nullptr);
+      // A ret inside a call: the lanes leave the call and wait in the caller's entry, after the
+      // call. A ret from the kernel, or exit: the lanes are done.
+      const bool exits = I.op == XOp::Exit || !f->caller;
+      const uint32_t stay = e.mask & ~exec;
+      if (exits) w.exited |= exec;
+      removeLanes(w, exec, exits ? nullptr : f);
       if (stay) w.stack.back().pc++;
-      if (exec) recheckBarriersAfterExit();
+      if (exits && exec) recheckBarriersAfterExit();
       return;
     }
     case XOp::Trap:
@@ -281,19 +271,9 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
         const uint64_t* a = f->slot(I.src[0]);
         forLanes(exec, [&](int lane) {
           uint64_t v = a[lane];
-          bool r;
-          switch (I.space) {
-            case StateSpace::Global: r = v >= kGlobalBase && v < kConstWindow; break;
-            case StateSpace::Const: r = v >= kConstWindow && v < kSharedWindow; break;
-            case StateSpace::Shared:
-            case StateSpace::SharedCta:
-            case StateSpace::SharedCluster: r = v >= kSharedWindow && v < kLocalWindow; break;
-            case StateSpace::Local: r = v >= kLocalWindow && v < kParamWindow; break;
-            case StateSpace::Param:
-            case StateSpace::ParamEntry: r = v >= kParamWindow && v < kCodeWindow; break;
-            default: r = false;
-          }
-          d[lane] = r;
+          // Global: below the first window and not in the null page the allocations start above.
+          d[lane] = I.space == StateSpace::Global ? v >= kGlobalBase && v < kConstWindow
+                                                  : windowBase(I.space) && windowOf(v) == windowOf(windowBase(I.space));
         });
         break;
       }

@@ -368,7 +368,7 @@ void CtaRunner::popTop(Warp& w) {
   if (--f->refs == 0) releaseFrame(w, f);
 }
 
-void CtaRunner::diverge(Warp& w, std::vector<std::pair<uint32_t, uint32_t>>& paths, uint32_t rpc) {
+void CtaRunner::diverge(Warp& w, const LaneGroups& paths, uint32_t rpc) {
   StackEntry cur = w.stack.back();
   w.stack.pop_back();
   Frame* f = cur.frame;
@@ -517,19 +517,6 @@ CtaRunner::Step CtaRunner::step(Warp& w, uint64_t quantum) {
 
 // ---- memory ---------------------------------------------------------------------------------
 
-uint64_t CtaRunner::generic(StateSpace s, uint64_t addr) const {
-  switch (s) {
-    case StateSpace::Const: return kConstWindow + addr;
-    case StateSpace::Shared:
-    case StateSpace::SharedCta:
-    case StateSpace::SharedCluster: return kSharedWindow + addr;
-    case StateSpace::Local: return kLocalWindow + addr;
-    case StateSpace::Param:
-    case StateSpace::ParamEntry: return kParamWindow + addr;
-    default: return addr;
-  }
-}
-
 uint64_t CtaRunner::symbolAddress(Warp& w, const SymRef& s, int64_t offset, StateSpace& space) {
   uint64_t off = static_cast<uint64_t>(offset) + s.offset;
   switch (s.kind) {
@@ -591,7 +578,7 @@ void CtaRunner::recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t
 }
 
 uint8_t* CtaRunner::memory(Warp& w, const DInst& I, StateSpace space, uint64_t addr, uint64_t size, int lane, bool write,
-                           bool atomic, const SymRef* sym) {
+                           bool atomic, const SymRef* sym, StateSpace* resolved) {
   // Parameters named by symbol.
   if (sym && (sym->kind == SymRef::Kind::FrameParam || sym->kind == SymRef::Kind::CalleeParam ||
               sym->kind == SymRef::Kind::CalleeRetval || sym->kind == SymRef::Kind::KernelParam)) {
@@ -620,22 +607,10 @@ uint8_t* CtaRunner::memory(Warp& w, const DInst& I, StateSpace space, uint64_t a
   }
   // Generic addresses: find the window.
   if (space == StateSpace::Generic) {
-    if (addr >= kConstWindow && addr < kConstWindow + kWindowSize) {
-      space = StateSpace::Const;
-      addr -= kConstWindow;
-    } else if (addr >= kSharedWindow && addr < kSharedWindow + kWindowSize) {
-      space = StateSpace::Shared;
-      addr -= kSharedWindow;
-    } else if (addr >= kLocalWindow && addr < kLocalWindow + kWindowSize) {
-      space = StateSpace::Local;
-      addr -= kLocalWindow;
-    } else if (addr >= kParamWindow && addr < kParamWindow + kWindowSize) {
-      space = StateSpace::Param;
-      addr -= kParamWindow;
-    } else {
-      space = StateSpace::Global;
-    }
+    space = windowOf(addr);
+    addr -= windowBase(space);
   }
+  if (resolved) *resolved = space;
   if (size > 1 && addr % size != 0) {
     char buf[128];
     std::snprintf(buf, sizeof buf, "misaligned %llu-byte %s at %s address 0x%llx", static_cast<unsigned long long>(size),

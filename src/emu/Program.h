@@ -23,6 +23,26 @@ constexpr uint64_t kParamWindow = 0x4000'0000'0000ull;
 constexpr uint64_t kCodeWindow = 0x5000'0000'0000ull;  // function addresses: window + 16 * index
 constexpr uint64_t kWindowSize = 0x1000'0000'0000ull;
 
+// Generic addressing: where each state space's window starts (global addresses are their own
+// generic addresses), and the space whose window holds a generic address (global when none).
+inline uint64_t windowBase(StateSpace s) {
+  switch (s) {
+    case StateSpace::Const: return kConstWindow;
+    case StateSpace::Shared:
+    case StateSpace::SharedCta:
+    case StateSpace::SharedCluster: return kSharedWindow;
+    case StateSpace::Local: return kLocalWindow;
+    case StateSpace::Param:
+    case StateSpace::ParamEntry: return kParamWindow;
+    default: return 0;
+  }
+}
+inline StateSpace windowOf(uint64_t addr) {
+  for (StateSpace s : {StateSpace::Const, StateSpace::Shared, StateSpace::Local, StateSpace::Param})
+    if (addr >= windowBase(s) && addr < windowBase(s) + kWindowSize) return s;
+  return StateSpace::Global;
+}
+
 enum class XOp : uint16_t {
   Nop,
   Mov,          // d = a (any width)
