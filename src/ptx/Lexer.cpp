@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "ptxopt/ir/Operand.h"
+
 namespace ptxopt {
 namespace {
 
@@ -139,8 +141,7 @@ Token Lexer::lexOne() {
     if (ch == '%' && cur_ == start + 1) fail(t.loc, "expected a register name after '%'");
     // A vector component written onto a register: %tid.x, %v.w
     if (ch == '%' && cur_ + 1 < end_ && *cur_ == '.') {
-      char c = cur_[1];
-      bool comp = c == 'x' || c == 'y' || c == 'z' || c == 'w' || c == 'r' || c == 'g' || c == 'b' || c == 'a';
+      bool comp = lookupComponent(std::string_view(cur_, 2)).has_value();  // the one table of components
       if (comp && (cur_ + 2 >= end_ || !is(cur_[2], kIdentBody))) cur_ += 2;
     }
     t.kind = TokKind::Ident;

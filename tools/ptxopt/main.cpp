@@ -256,17 +256,20 @@ int run(int argc, char** argv) {
     std::fputs(out.c_str(), stderr);
   }
 
-  // CFG pictures.
+  // CFG pictures of the final IR and printed analyses, from one analysis manager per function.
+  std::vector<std::pair<std::string, std::string>> dots = std::move(result.dots);
+  std::string analysisText;
+  if (!dotDir.empty() || !analyses.empty())
+    for (auto& f : module->functions()) {
+      if (!f->hasBody) continue;
+      ptxopt::FunctionAnalysisManager am(*f);
+      if (!dotDir.empty()) dots.emplace_back(ptxopt::dotFileStem(*f), ptxopt::cfgToDot(*f, am));
+      for (const std::string& a : analyses) ptxopt::printAnalysis(a, *f, am, analysisText);
+    }
   if (!dotDir.empty()) {
     if (!ptxopt::makeDirectory(dotDir, error)) {
       std::fprintf(stderr, "ptxopt: error: %s\n", error.c_str());
       return 1;
-    }
-    std::vector<std::pair<std::string, std::string>> dots = std::move(result.dots);
-    for (auto& f : module->functions()) {
-      if (!f->hasBody) continue;
-      ptxopt::FunctionAnalysisManager am(*f);
-      dots.emplace_back(ptxopt::dotFileStem(*f), ptxopt::cfgToDot(*f, am));
     }
     bool render = dotFormat != "dot";
     if (render && !haveDot()) {
@@ -288,13 +291,7 @@ int run(int argc, char** argv) {
   }
 
   if (!analyses.empty()) {
-    std::string out;
-    for (auto& f : module->functions()) {
-      if (!f->hasBody) continue;
-      ptxopt::FunctionAnalysisManager am(*f);
-      for (const std::string& a : analyses) ptxopt::printAnalysis(a, *f, am, out);
-    }
-    if (!ptxopt::writeFile("-", out, error)) {
+    if (!ptxopt::writeFile("-", analysisText, error)) {
       std::fprintf(stderr, "ptxopt: error: %s\n", error.c_str());
       return 1;
     }
