@@ -24,11 +24,7 @@ namespace ptxopt::fuzz {
 // not the business of the optimizer or the emulator).
 inline std::unique_ptr<Module> parseVerified(std::string_view text) {
   DiagEngine diags;
-  auto m = parseModule(text, "fuzz.ptx", diags);
-  if (!m) return nullptr;
-  DiagEngine vdiags;
-  if (!verifyModule(*m, vdiags)) return nullptr;
-  return m;
+  return loadModule(text, "fuzz.ptx", diags);
 }
 
 // `m` printed; the print must parse again and print to the same text. Returns the printed

@@ -8,24 +8,10 @@
 namespace ptxopt {
 
 const Operand* memoryAddressOperand(const Instruction& inst) {
-  int index = -1;
-  switch (inst.opcode()) {
-    case Opcode::Ld:
-    case Opcode::Ldu:
-    case Opcode::Atom: index = 1; break;
-    case Opcode::St:
-    case Opcode::Red:
-    case Opcode::Prefetch:
-    case Opcode::Prefetchu: index = 0; break;
-    default:
-      if (!inst.info().isOpaque()) return nullptr;
-      for (const Operand& o : inst.operands())
-        if (o.kind == OperandKind::Address) return &o;
-      return nullptr;
-  }
-  if (static_cast<uint32_t>(index) >= inst.numOperands()) return nullptr;
-  const Operand& o = inst.operand(static_cast<uint32_t>(index));
-  return o.kind == OperandKind::Address ? &o : nullptr;
+  if (!inst.info().isOpaque()) return operandWithRole(inst, OperandRole::Address);
+  for (const Operand& o : inst.operands())
+    if (o.kind == OperandKind::Address) return &o;
+  return nullptr;
 }
 
 namespace {

@@ -44,11 +44,11 @@ bool isDivergenceSource(const Function& f, const Instruction& inst) {
     case Opcode::Ld:
     case Opcode::Ldu: {
       StateSpace s = inst.space();
-      const Operand& a = inst.operand(1);
       if (isParamSpace(s)) {
         // The kernel's own parameters are uniform; a device function's arguments and call
         // results are not proven so.
-        return !(a.kind == OperandKind::Address && a.addressBase() == AddressBase::Symbol && isKernelParam(f, a.id));
+        const Operand* a = operandWithRole(inst, OperandRole::Address);
+        return !(a && a->addressBase() == AddressBase::Symbol && isKernelParam(f, a->id));
       }
       if (s == StateSpace::Const) return false;
       if (inst.is(Opcode::Ldu) && s != StateSpace::Local) return false;

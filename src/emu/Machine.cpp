@@ -15,6 +15,7 @@
 
 #include "Printf.h"
 #include "Semantics.h"
+#include "ptxopt/ir/Verifier.h"
 #include "ptxopt/ptx/Printer.h"
 
 namespace ptxopt::emu {
@@ -693,6 +694,14 @@ class EmulatorImpl : public Emulator {
 }  // namespace
 
 std::unique_ptr<Emulator> Emulator::create(const Module& m, std::string& error) {
+  // Only verified instructions reach the decoder: every operand has the shape and type its
+  // signature gives, so no execution kernel ever sees a missing or ill-kinded operand.
+  DiagEngine diags;
+  if (!verifyModule(m, diags)) {
+    error = diags.str();
+    while (!error.empty() && error.back() == '\n') error.pop_back();
+    return nullptr;
+  }
   auto e = std::make_unique<EmulatorImpl>();
   if (!e->init(m, error)) return nullptr;
   return e;

@@ -23,8 +23,8 @@ std::vector<uint32_t> branchTargetLabels(const Instruction& term, const BranchTa
   if (const Operand* target = braTarget(term)) {
     out.push_back(target->id);
   } else if (term.is(Opcode::BrxIdx)) {
-    if (term.numOperands() >= 2 && term.operand(1).kind == OperandKind::Symbol) {
-      auto it = tables.find(term.operand(1).id);
+    if (const Operand* table = operandWithRole(term, OperandRole::Table)) {
+      auto it = tables.find(table->id);
       if (it != tables.end())
         for (const Operand& o : it->second->operands())
           if (o.isLabel()) out.push_back(o.id);

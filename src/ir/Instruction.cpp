@@ -75,16 +75,18 @@ bool Instruction::hasSideEffects() const {
 
 unsigned Instruction::numDefOperands() const {
   if (numOps_ == 0) return 0;
-  const Operand& first = ops_[0];
-  switch (info().defs) {
-    case DefKind::None: return 0;
-    case DefKind::First:
-    case DefKind::FirstReadWrite: return 1;
-    case DefKind::FirstIfRed: return has(Mod::Red) ? 1 : 0;
-    case DefKind::FirstMaybe:
-      return first.kind == OperandKind::Address || first.kind == OperandKind::Bracket ? 0 : 1;
+  const Signature& sig = signatureOf(op_);
+  switch (sig.form) {
+    case SignatureForm::FreeNoDefs: return 0;
+    case SignatureForm::FreeFirstReadWrite: return 1;
+    case SignatureForm::FreeFirstMaybeDef:
+      return ops_[0].kind == OperandKind::Address || ops_[0].kind == OperandKind::Bracket ? 0 : 1;
+    case SignatureForm::Shapes: break;
   }
-  return 0;
+  if (sig.fixedDefs != Signature::kDefsVary) return sig.fixedDefs;
+  // The shapes that apply by modifiers agree on their results (bar.red writes, bar does not).
+  auto shapes = applicableShapes(*this);
+  return shapes.empty() ? 0 : shapes.front()->numDefs;
 }
 
 }  // namespace ptxopt

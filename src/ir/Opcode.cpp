@@ -10,7 +10,7 @@ namespace {
 using namespace OpFlag;
 
 constexpr OpcodeInfo kOpcodes[] = {
-#define PTX_OP(E, NAME, FLAGS, DEFS) {NAME, FLAGS, DefKind::DEFS},
+#define PTX_OP(E, NAME, FLAGS, SIGNATURE) {NAME, FLAGS, SIGNATURE},
 #include "ptxopt/ir/Opcodes.def"
 #undef PTX_OP
 };

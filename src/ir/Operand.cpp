@@ -10,6 +10,11 @@ constexpr SpecialRegInfo kSpecialRegs[] = {
 #include "ptxopt/ir/SpecialRegs.def"
 };
 
+constexpr PredefinedConstant kConstants[] = {
+#define PTX_CONST(E, NAME, VALUE) {NAME, VALUE},
+#include "ptxopt/ir/SpecialRegs.def"
+};
+
 constexpr std::string_view kComponents[] = {"", ".x", ".y", ".z", ".w", ".r", ".g", ".b", ".a"};
 
 }  // namespace
@@ -27,6 +32,14 @@ std::optional<SpecialReg> lookupSpecialReg(std::string_view base) {
   if (it == index->end()) return std::nullopt;
   return it->second;
 }
+
+std::optional<uint16_t> lookupPredefinedConstant(std::string_view name) {
+  for (size_t i = 0; i < sizeof(kConstants) / sizeof(kConstants[0]); ++i)
+    if (kConstants[i].name == name) return static_cast<uint16_t>(i);
+  return std::nullopt;
+}
+
+const PredefinedConstant& predefinedConstant(uint16_t index) { return kConstants[index]; }
 
 std::string_view componentName(Component c) { return kComponents[static_cast<size_t>(c)]; }
 

@@ -3,31 +3,43 @@
 #include <algorithm>
 
 #include "ptxopt/ir/Cfg.h"
+#include "ptxopt/ir/Signature.h"
 
 namespace ptxopt {
 namespace {
 
-// Does a register of type `reg` fit an operand of instruction type `inst`?
-bool fits(ScalarType reg, ScalarType inst) {
-  if (inst == ScalarType::None) return true;
-  TypeClass rc = typeClass(reg), ic = typeClass(inst);
-  if (ic == TypeClass::Pred || rc == TypeClass::Pred) return ic == rc;
-  if (rc == TypeClass::Opaque || ic == TypeClass::Opaque) return true;
-  if (typeBits(reg) != typeBits(inst)) return false;
-  if (rc == TypeClass::Bit || ic == TypeClass::Bit) return true;
-  if (ic == TypeClass::Float) return rc == TypeClass::Float;
+// Does a register of type `reg` fit an operand of type `want`? Same size (or, with `wider`,
+// at least the size: ld, st and cvt), predicates only with predicates, float operands take
+// float or bit registers, integer operands integer or bit registers.
+bool regFits(ScalarType reg, ScalarType want, bool wider) {
+  if (want == ScalarType::None) return true;
+  TypeClass rc = typeClass(reg), wc = typeClass(want);
+  if (wc == TypeClass::Pred || rc == TypeClass::Pred) return wc == rc;
+  if (rc == TypeClass::Opaque || wc == TypeClass::Opaque) return true;
+  if (wider ? typeBits(reg) < typeBits(want) : typeBits(reg) != typeBits(want)) return false;
+  if (rc == TypeClass::Bit || wc == TypeClass::Bit) return true;
+  if (wc == TypeClass::Float) return rc == TypeClass::Float;
   return rc == TypeClass::Signed || rc == TypeClass::Unsigned;
 }
 
-ScalarType widened(ScalarType t) {
-  switch (t) {
-    case ScalarType::S16: return ScalarType::S32;
-    case ScalarType::S32: return ScalarType::S64;
-    case ScalarType::U16: return ScalarType::U32;
-    case ScalarType::U32: return ScalarType::U64;
-    default: return ScalarType::None;
-  }
+// Immediates: integers where an integer, bit or predicate operand is read, float literals
+// where a float or bit operand is read (ptxas rejects `add.f32 %f1, %f2, 1`).
+bool immediateFits(const Operand& o, ScalarType want) {
+  if (want == ScalarType::None) return true;
+  TypeClass wc = typeClass(want);
+  if (wc == TypeClass::Opaque || wc == TypeClass::Bit) return true;
+  if (o.kind == OperandKind::FImm) return wc == TypeClass::Float;
+  return wc != TypeClass::Float;
 }
+
+// The space an address names, folded: .shared::cta is .shared, .param::entry is .param.
+StateSpace foldSpace(StateSpace s) {
+  if (isSharedSpace(s)) return StateSpace::Shared;
+  if (isParamSpace(s) || s == StateSpace::Reg) return StateSpace::Param;
+  return s;
+}
+
+std::string ordinal(uint32_t k) { return "operand " + std::to_string(k + 1); }
 
 class FunctionVerifier {
  public:
@@ -56,10 +68,14 @@ class FunctionVerifier {
 
   // The function's own names; the module's are in symbols_.
   void collectSymbols() {
-    for (const Variable& p : f_.params) known_.insert(p.name);
-    for (const Variable& p : f_.returnParams) known_.insert(p.name);
+    auto add = [&](const Variable& v) {
+      known_.insert(v.name);
+      spaces_[v.name] |= 1u << static_cast<unsigned>(foldSpace(v.space));
+    };
+    for (const Variable& p : f_.params) add(p);
+    for (const Variable& p : f_.returnParams) add(p);
     for (const Decl& d : f_.decls())
-      if (d.kind == Decl::Kind::Var) known_.insert(d.var.name);
+      if (d.kind == Decl::Kind::Var) add(d.var);
     for (const BasicBlock* b : f_.blocks())
       for (const Instruction* i : b->insts())
         if (i->is(Opcode::CallPrototype) || i->is(Opcode::CallTargets) || i->is(Opcode::BranchTargets))
@@ -147,21 +163,10 @@ class FunctionVerifier {
   }
 
   ScalarType regType(const Operand& o) const {
-    if (o.kind != OperandKind::Reg || o.component() != Component::None) return ScalarType::None;
+    if (o.kind != OperandKind::Reg || o.component() != Component::None || o.id >= f_.regs().size()) return ScalarType::None;
     const RegInfo& r = f_.reg(o.id);
     if (r.vec) return ScalarType::None;
     return r.type;
-  }
-
-  void expectFit(const Instruction& i, uint32_t index, ScalarType want) {
-    if (index >= i.numOperands() || want == ScalarType::None) return;
-    const Operand& o = i.operand(index);
-    ScalarType have = regType(o);
-    if (have == ScalarType::None) return;
-    if (!fits(have, want))
-      error(i.loc(), "register '" + f_.regName(o.id) + "' of type " + std::string(typeName(have)) +
-                         " does not fit operand " + std::to_string(index + 1) + " of type " +
-                         std::string(typeName(want)) + " of '" + std::string(i.info().name) + "'");
   }
 
   void checkInstruction(const Instruction& i, uint32_t scope, const std::unordered_set<const BasicBlock*>& inLayout) {
@@ -171,69 +176,151 @@ class FunctionVerifier {
         error(i.loc(), "guard '" + f_.regName(i.guard()) + "' is not a .pred register");
     }
     checkOperands(i, scope, inLayout);
-    ScalarType t = i.type();
-    unsigned n = i.numOperands();
-    switch (i.opcode()) {
-      case Opcode::Bra:
-        if (n < 1 || !i.operand(n - 1).isLabel()) error(i.loc(), "bra needs a label operand");
-        break;
-      case Opcode::BrxIdx:
-        if (n < 2 || i.operand(1).kind != OperandKind::Symbol || !tables_.count(i.operand(1).id))
-          error(i.loc(), "brx.idx needs the name of a .branchtargets table");
-        break;
-      case Opcode::Add:
-      case Opcode::Sub:
-      case Opcode::Min:
-      case Opcode::Max:
-      case Opcode::Abs:
-      case Opcode::Neg:
-      case Opcode::And:
-      case Opcode::Or:
-      case Opcode::Xor:
-      case Opcode::Not:
-      case Opcode::Cnot:
-      case Opcode::Div:
-      case Opcode::Rem:
-      case Opcode::Mov:
-        for (unsigned k = 0; k < n; ++k) expectFit(i, k, t);
-        break;
-      case Opcode::Mul:
-      case Opcode::Mad: {
-        bool wide = i.has(Mod::Wide);
-        expectFit(i, 0, wide ? widened(t) : t);
-        expectFit(i, 1, t);
-        expectFit(i, 2, t);
-        if (i.is(Opcode::Mad)) expectFit(i, 3, wide ? widened(t) : t);
-        break;
-      }
-      case Opcode::Shl:
-      case Opcode::Shr:
-        expectFit(i, 0, t);
-        expectFit(i, 1, t);
-        expectFit(i, 2, ScalarType::U32);
-        break;
-      case Opcode::Selp:
-        for (unsigned k = 0; k < 3; ++k) expectFit(i, k, t);
-        expectFit(i, 3, ScalarType::Pred);
-        break;
-      case Opcode::Setp: {
-        if (n >= 1) {
-          const Operand& d = i.operand(0);
-          if (d.kind == OperandKind::Pair) {
-            for (const Operand& e : i.elements(d))
-              if (e.isReg() && regType(e) != ScalarType::None && regType(e) != ScalarType::Pred)
-                error(i.loc(), "setp writes .pred registers");
-          } else {
-            expectFit(i, 0, ScalarType::Pred);
-          }
-        }
-        expectFit(i, 1, t);
-        expectFit(i, 2, t);
-        expectFit(i, 3, ScalarType::Pred);
-        break;
-      }
-      default: break;
+    checkShape(i);
+  }
+
+  // The operands against the instruction's signature (Opcodes.def).
+  void checkShape(const Instruction& i) {
+    if (signatureOf(i.opcode()).isFree()) return;
+    std::string name(i.info().name);
+    const OperandShape* shape = selectShape(i);
+    if (!shape) {
+      error(i.loc(), "'" + name + "' takes " + describeShapes(i) + ", not " + std::to_string(i.numOperands()) +
+                         " operand" + (i.numOperands() == 1 ? "" : "s"));
+      return;
     }
+    if ((shape->usesT && i.type(0) == ScalarType::None) || (shape->usesT2 && i.type(1) == ScalarType::None)) {
+      std::string unknown;
+      for (Mod m : i.mods())
+        if (!isKnownMod(m)) unknown += (unknown.empty() ? "" : ", ") + std::string("'") + std::string(modName(m, m_.strings())) + "'";
+      error(i.loc(), "'" + name + "' needs " + (shape->usesT2 ? "two type modifiers" : "a type modifier") +
+                         " (.s32, .f32, ...)" + (unknown.empty() ? "" : "; " + unknown + " is not a type"));
+      return;
+    }
+    for (uint32_t k = 0; k < i.numOperands(); ++k) checkOperandShape(i, shape->ops[k], k);
+  }
+
+  void checkOperandShape(const Instruction& i, const OperandSpec& spec, uint32_t k) {
+    const Operand& o = i.operand(k);
+    std::string what = ordinal(k) + " (" + std::string(spec.name) + ") of '" + std::string(i.info().name) + "'";
+    switch (spec.role) {
+      case OperandRole::Label:
+        if (!o.isLabel()) error(i.loc(), what + " must be a label");
+        return;
+      case OperandRole::Table:
+        if (o.kind != OperandKind::Symbol || !tables_.count(o.id))
+          error(i.loc(), what + " must name a .branchtargets table");
+        return;
+      case OperandRole::Address:
+        if (o.kind != OperandKind::Address) error(i.loc(), what + " must be an address [...]");
+        else checkAddressSpace(i, o, what);
+        return;
+      case OperandRole::Value: break;
+    }
+    ScalarType want = resolveType(spec.type, i);
+    unsigned width = i.vectorWidth();
+    if (o.kind == OperandKind::Vector) {
+      auto elems = i.elements(o);
+      bool byMod = spec.has(OperandAccept::VecByMod) && width > 1;
+      if (byMod && elems.size() != width) {
+        error(i.loc(), what + " must be a vector of " + std::to_string(width) + " elements (.v" + std::to_string(width) + ")");
+        return;
+      }
+      if (!byMod && !(spec.has(OperandAccept::Pack) && elems.size() >= 2)) {
+        error(i.loc(), what + " must not be a vector");
+        return;
+      }
+      // Packed elements (mov.b64 %rd, {%r1, %r2}) share the bits of the type.
+      ScalarType elem = want;
+      if (!byMod && want != ScalarType::None) {
+        unsigned bits = typeBits(want) / static_cast<unsigned>(elems.size());
+        elem = bits == 8 ? ScalarType::B8 : bits == 16 ? ScalarType::B16 : bits == 32 ? ScalarType::B32 : bits == 64 ? ScalarType::B64 : ScalarType::None;
+      }
+      for (const Operand& e : elems) checkValue(i, spec, e, elem, spec.def, spec.def, what);
+      return;
+    }
+    if (spec.has(OperandAccept::VecByMod) && width > 1) {
+      error(i.loc(), what + " must be a vector of " + std::to_string(width) + " elements (.v" + std::to_string(width) + ")");
+      return;
+    }
+    if (o.kind == OperandKind::Pair) {
+      auto elems = i.elements(o);
+      if (!spec.has(OperandAccept::Pair) || elems.size() != 2) {
+        error(i.loc(), what + " must not be a pair");
+        return;
+      }
+      checkValue(i, spec, elems[0], want, true, spec.has(OperandAccept::Sink), what);
+      checkValue(i, spec, elems[1], resolveType(spec.type2, i), true, spec.has(OperandAccept::Sink2), what);
+      return;
+    }
+    checkValue(i, spec, o, want, spec.def, spec.has(OperandAccept::Sink), what);
+  }
+
+  // One register, immediate, special register or symbol written or read where `spec` is.
+  void checkValue(const Instruction& i, const OperandSpec& spec, const Operand& o, ScalarType want, bool def, bool sinkOk,
+                  const std::string& what) {
+    bool addrInt = spec.type == TypeRule::Addr;
+    switch (o.kind) {
+      case OperandKind::Reg: {
+        if (spec.has(OperandAccept::ImmOnly)) {
+          error(i.loc(), what + " must be an immediate");
+          return;
+        }
+        ScalarType have = regType(o);
+        if (o.negated() && !def && want != ScalarType::Pred && !(have == ScalarType::Pred && want == ScalarType::None))
+          error(i.loc(), what + ": '!' negates only predicates");
+        if (have == ScalarType::None) return;
+        bool ok = addrInt ? typeClass(have) != TypeClass::Pred && typeClass(have) != TypeClass::Float &&
+                                (typeBits(have) == 32 || typeBits(have) == 64)
+                          : regFits(have, want, spec.wider);
+        if (!ok)
+          error(i.loc(), "register '" + f_.regName(o.id) + "' of type " + std::string(typeName(have)) + " does not fit " + what +
+                             (addrInt ? ", a 32- or 64-bit address" : ", of type " + std::string(typeName(want))));
+        return;
+      }
+      case OperandKind::Sink:
+        if (!def || !sinkOk) error(i.loc(), what + ": '_' is not allowed here");
+        return;
+      case OperandKind::Imm:
+      case OperandKind::FImm:
+        if (def) {
+          error(i.loc(), what + " is written: it must be a register, not an immediate");
+          return;
+        }
+        if (!addrInt && !immediateFits(o, want))
+          error(i.loc(), what + ": " + (o.kind == OperandKind::FImm ? "a float literal" : "an integer literal") +
+                             " does not fit type " + std::string(typeName(want)));
+        return;
+      case OperandKind::Special:
+        if (def || !spec.has(OperandAccept::Special))
+          error(i.loc(), what + ": a special register is not allowed here (move it to a register with mov first)");
+        return;
+      case OperandKind::Symbol:
+        if (def || !spec.has(OperandAccept::Symbol)) error(i.loc(), what + " must be a register or an immediate, not a name");
+        return;
+      default:
+        error(i.loc(), what + (def ? " must be a register" : " must be a register or an immediate"));
+        return;
+    }
+  }
+
+  // An address that names a variable names one of the instruction's state space; a generic
+  // address may name any variable but a parameter.
+  void checkAddressSpace(const Instruction& i, const Operand& a, const std::string& what) {
+    if (a.addressBase() != AddressBase::Symbol) return;
+    uint32_t have = 0;
+    using SpaceMap = std::unordered_map<uint32_t, uint32_t>;
+    const SpaceMap* maps[] = {&spaces_, &symbols_.spaces};
+    for (const SpaceMap* map : maps)
+      if (auto it = map->find(a.id); it != map->end()) have |= it->second;
+    if (!have) return;  // unknown symbols are reported by checkOperands; functions have no space
+    StateSpace want = foldSpace(i.space());
+    bool ok = want == StateSpace::Generic ? (have & ~(1u << static_cast<unsigned>(StateSpace::Param))) != 0
+                                          : (have & (1u << static_cast<unsigned>(want))) != 0;
+    if (!ok)
+      error(i.loc(), what + ": '" + std::string(m_.str(a.id)) + "' is not in the " +
+                         (want == StateSpace::Generic ? std::string("generic") : std::string(spaceName(want)).substr(1)) +
+                         " state space");
   }
 
   void checkEdges() {
@@ -266,6 +353,9 @@ class FunctionVerifier {
   std::string_view context_;
   bool ok_ = true;
   std::unordered_set<uint32_t> known_;
+  // The state spaces each of the function's variable names is declared in (a bit per
+  // StateSpace); the module's are in symbols_.
+  std::unordered_map<uint32_t, uint32_t> spaces_;
   bool known(uint32_t name) const { return known_.count(name) || symbols_.names.count(name); }
   BranchTargetTables tables_;
 };
@@ -273,7 +363,10 @@ class FunctionVerifier {
 }  // namespace
 
 ModuleSymbols::ModuleSymbols(const Module& m) {
-  for (const Variable& v : m.globals()) names.insert(v.name);
+  for (const Variable& v : m.globals()) {
+    names.insert(v.name);
+    spaces[v.name] |= 1u << static_cast<unsigned>(foldSpace(v.space));
+  }
   for (const auto& fn : m.functions()) names.insert(fn->nameId());
 }
 

@@ -127,7 +127,10 @@ class BranchOpt : public Pass {
     auto defs = rd_->reaching(&use, p);
     if (defs.size() != 1) return std::nullopt;
     const DefSite& d = rd_->defs()[defs[0]];
-    if (!d.kills || !d.inst->is(Opcode::Setp) || d.inst->numOperands() != 3) return std::nullopt;
+    // Only the plain comparison: the shape with a boolean operation (.and/.or/.xor) combines a
+    // third predicate.
+    const OperandShape* shape = d.inst->is(Opcode::Setp) ? selectShape(*d.inst) : nullptr;
+    if (!d.kills || !shape || !shape->when.empty()) return std::nullopt;
     const Instruction& setp = *d.inst;
     auto cmp = setp.cmp();
     if (!cmp) return std::nullopt;
@@ -185,7 +188,8 @@ class BranchOpt : public Pass {
         return true;
       }
       // 3b. Thread the table's entries.
-      auto found = t->numOperands() >= 2 ? tables_.find(t->operand(1).id) : tables_.end();
+      const Operand* tableName = operandWithRole(*t, OperandRole::Table);
+      auto found = tableName ? tables_.find(tableName->id) : tables_.end();
       if (found != tables_.end()) {
         const Instruction* table = found->second;
         bool any = false;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ptxopt/ir/Cfg.h"
+#include "ptxopt/ir/Verifier.h"
 #include "ptxopt/ptx/Lexer.h"
 
 namespace ptxopt {
@@ -957,7 +958,7 @@ class Parser {
       unsigned index = 0;
       for (;;) {
         IdentRole role = IdentRole::Value;
-        if (op == Opcode::Bra && index == 0) role = IdentRole::Label;
+        if (signatureOf(op).labelAt(index)) role = IdentRole::Label;
         inst->addOperand(parseOperand(*inst, role, 0));
         ++index;
         if (index > 64) fail(peek().loc, "too many operands");
@@ -1055,6 +1056,14 @@ class Parser {
       fail(t.loc, "use of undeclared register '" + std::string(t.text) + "'");
     }
     if (comp != Component::None) fail(t.loc, "unexpected component on '" + std::string(t.text) + "'");
+    if (auto c = lookupPredefinedConstant(base)) {
+      Operand o = Operand::imm(predefinedConstant(*c).value);
+      o.flags |= OperandFlag::Predefined;
+      o.aux = *c;
+      if ((at(TokKind::Plus) || at(TokKind::Minus)) && (peek(1).kind == TokKind::Int || peek(1).kind == TokKind::Minus))
+        o.value += parseOffset("an offset");
+      return o;
+    }
     Operand o = Operand::symbol(intern(base));
     if ((at(TokKind::Plus) || at(TokKind::Minus)) && (peek(1).kind == TokKind::Int || peek(1).kind == TokKind::Minus)) {
       o.value = parseOffset("an offset");
@@ -1162,6 +1171,13 @@ std::unique_ptr<Module> parseModule(std::string_view text, const std::string& fi
     diags.error(fileName, SourceLoc{}, e.what());
   }
   return nullptr;
+}
+
+std::unique_ptr<Module> loadModule(std::string_view text, const std::string& fileName, DiagEngine& diags,
+                                   const ParseOptions& options) {
+  std::unique_ptr<Module> m = parseModule(text, fileName, diags, options);
+  if (m && !verifyModule(*m, diags)) return nullptr;
+  return m;
 }
 
 }  // namespace ptxopt

@@ -392,7 +392,18 @@ class Printer {
         out_ += componentName(o.component());
         break;
       }
-      case OperandKind::Imm: integer(o.value, o.flags); break;
+      case OperandKind::Imm:
+        if (o.flags & OperandFlag::Predefined) {
+          const PredefinedConstant& c = predefinedConstant(o.aux);
+          out_ += c.name;
+          if (int64_t offset = o.value - c.value) {
+            out_ += offset < 0 ? "-" : "+";
+            num(offset < 0 ? ~static_cast<uint64_t>(offset) + 1 : static_cast<uint64_t>(offset));
+          }
+        } else {
+          integer(o.value, o.flags);
+        }
+        break;
       case OperandKind::FImm: floating(o.value, static_cast<FloatForm>(o.aux)); break;
       case OperandKind::Label: out_ += f_->labelName(o.id); break;
       case OperandKind::Symbol:

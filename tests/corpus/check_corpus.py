@@ -8,8 +8,8 @@ For every PTX file under --corpus (real output of nvcc and clang, built by the `
   3. printing is idempotent: `ptxopt OUT1 -o OUT2` gives OUT2 == OUT1 byte for byte;
   4. ptxas accepts OUT1 (`ptxas -arch=<the module's target>`, with `-c` only where ptxas also
      needs it for the input because of unresolved externals);
-  5. the -O1 pipeline (`--verify-each`) succeeds, its output prints idempotently, and ptxas
-     accepts it.
+  5. the -O1, -O2 and -O3 pipelines (`--verify-each`) succeed; the -O1 output prints
+     idempotently, and ptxas accepts it.
   6. with --ptxrun: the emulator can decode every instruction (`ptxrun --list-unsupported`
      prints nothing) except matrix, texture and surface operations, which it does not model.
 Exits 1 listing every failure. Without ptxas, step 4 is SKIPPED and says so.
@@ -77,6 +77,12 @@ def check(path, args):
     with open(opt1, "rb") as a, open(opt2, "rb") as b:
         if a.read() != b.read():
             return rel, "the -O1 output does not print idempotently: %s and %s differ" % (opt1, opt2)
+    # The -O2 and -O3 pipelines, verified after every pass (their outputs are assembled and
+    # run by the emu-corpus test).
+    for level in ("-O2", "-O3"):
+        rl = run([args.ptxopt, level, "--verify-each", "--verify", path, "-o", base + level + ".ptx"])
+        if rl.returncode != 0:
+            return rel, "ptxopt %s failed:\n%s" % (level, rl.stderr[-2000:])
     if args.ptxrun:
         r5 = run([args.ptxrun, "--list-unsupported", path])
         if r5.returncode != 0:

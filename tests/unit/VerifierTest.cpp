@@ -34,18 +34,18 @@ TEST(Verifier, RegisterTypesMustFit) {
                           "add.f32 %f1, %u1, %f0;\nadd.u32 %u1, %f1, %u0;\nadd.u32 %u1, %rd1, %u0;\n"
                           "setp.eq.s32 %u1, %u0, %u1;\nselp.b32 %u1, %u0, %u1, %u0;"));
   std::string errs = verifyErrors(onlyFunction(*m));
-  EXPECT_NE(errs.find("10:1: error: in function 'k': register '%u1' of type .u32 does not fit operand 2 of type .f32 of 'add'"),
+  EXPECT_NE(errs.find("10:1: error: in function 'k': register '%u1' of type .u32 does not fit operand 2 (a) of 'add', of type .f32"),
             std::string::npos)
       << errs;
-  EXPECT_NE(errs.find("11:1: error: in function 'k': register '%f1' of type .f32 does not fit operand 2 of type .u32"),
+  EXPECT_NE(errs.find("11:1: error: in function 'k': register '%f1' of type .f32 does not fit operand 2 (a) of 'add', of type .u32"),
             std::string::npos)
       << errs;
-  EXPECT_NE(errs.find("12:1: error: in function 'k': register '%rd1' of type .b64 does not fit operand 2"), std::string::npos)
+  EXPECT_NE(errs.find("12:1: error: in function 'k': register '%rd1' of type .b64 does not fit operand 2 (a) of 'add'"), std::string::npos)
       << errs;
-  EXPECT_NE(errs.find("13:1: error: in function 'k': register '%u1' of type .u32 does not fit operand 1 of type .pred"),
+  EXPECT_NE(errs.find("13:1: error: in function 'k': register '%u1' of type .u32 does not fit operand 1 (p) of 'setp', of type .pred"),
             std::string::npos)
       << errs;
-  EXPECT_NE(errs.find("14:1: error: in function 'k': register '%u0' of type .u32 does not fit operand 4 of type .pred"),
+  EXPECT_NE(errs.find("14:1: error: in function 'k': register '%u0' of type .u32 does not fit operand 4 (c) of 'selp', of type .pred"),
             std::string::npos)
       << errs;
 }

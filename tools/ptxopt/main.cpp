@@ -117,7 +117,7 @@ int run(int argc, char** argv) {
       ->allow_extra_args(false);
   app.add_option("--knob", knobs, "set a pass knob: PASS.KNOB=VALUE (repeatable)")->allow_extra_args(false);
   app.add_flag("--list-passes", listPassesFlag, "list the passes, their knobs and the -O pipelines");
-  app.add_flag("--verify", verify, "check the IR after parsing and at the end; exit 1 if it is malformed");
+  app.add_flag("--verify", verify, "check the IR at the end too (the input is always checked); exit 1 if it is malformed");
   app.add_flag("--verify-each", verifyEach, "check the IR after every pass and name the pass that broke it");
   app.add_flag("--stats", stats, "print functions, blocks, instructions, per-opcode counts and pass counters to stderr");
   app.add_option("--remarks", remarksFile, "write each pass decision as a JSON line to this file");
@@ -200,16 +200,9 @@ int run(int argc, char** argv) {
   }
   std::string displayName = input == "-" ? "<stdin>" : input;
   ptxopt::DiagEngine diags;
-  std::unique_ptr<ptxopt::Module> module = ptxopt::parseModule(text, displayName, diags);
+  std::unique_ptr<ptxopt::Module> module = ptxopt::loadModule(text, displayName, diags);
   std::fputs(diags.str().c_str(), stderr);
   if (!module) return 1;
-  if (verify) {
-    ptxopt::DiagEngine vdiags;
-    if (!ptxopt::verifyModule(*module, vdiags)) {
-      std::fputs(vdiags.str().c_str(), stderr);
-      return 1;
-    }
-  }
   ptxopt::ModuleStats statsBefore;
   if (stats) statsBefore = ptxopt::computeStats(*module);
 

@@ -99,7 +99,7 @@ bool load(const std::string& path, Loaded& out) {
     return false;
   }
   DiagEngine diags;
-  out.module = parseModule(out.text, path, diags);
+  out.module = loadModule(out.text, path, diags);
   std::fputs(diags.str().c_str(), stderr);
   if (!out.module) return false;
   out.emulator = Emulator::create(*out.module, error);

@@ -21,8 +21,7 @@ struct Liveness {
 template <typename F>
 void forEachKilledReg(const Instruction& inst, F&& f) {
   if (inst.hasGuard() || inst.numDefOperands() == 0) return;
-  DefKind k = inst.info().defs;
-  if (k != DefKind::First && k != DefKind::FirstIfRed) return;
+  if (signatureOf(inst.opcode()).isFree()) return;  // opaque results may be partial
   inst.visitLeaves(inst.operand(0), [&](const Operand& o) {
     if (o.isReg() && o.component() == Component::None) f(static_cast<RegId>(o.id));
   });

@@ -82,7 +82,9 @@ struct RunResult {
 class Emulator {
  public:
   virtual ~Emulator() = default;
-  // Prepares every function of `m` for execution. `m` must outlive the emulator.
+  // Verifies `m` and prepares every function of it for execution; nullptr with `error` set
+  // (the verifier's `file:line:col: error:` lines) when it is malformed. `m` must outlive the
+  // emulator.
   static std::unique_ptr<Emulator> create(const Module& m, std::string& error);
   virtual RunResult run(const LaunchSpec& spec, const RunOptions& options) = 0;
   // Instructions of the module that the emulator cannot execute (running one is a fault), as

@@ -8,6 +8,7 @@
 
 #include "ptxopt/ir/Opcode.h"
 #include "ptxopt/ir/Operand.h"
+#include "ptxopt/ir/Signature.h"
 #include "ptxopt/ir/Types.h"
 #include "ptxopt/support/Diagnostics.h"
 #include "ptxopt/support/InlineVec.h"
@@ -111,9 +112,14 @@ class Instruction {
       f(o);
   }
 
-  // Which operands this instruction writes (see DefKind in Opcodes.def). Returns the number of
-  // leading operands that are results: 0 or 1.
+  // Which operands this instruction writes (its signature in Opcodes.def): the number of
+  // leading operands that are results, 0 or 1.
   unsigned numDefOperands() const;
+  // Whether a written first operand is read as well (free-form opaque instructions).
+  bool firstOperandAlsoRead() const {
+    SignatureForm f = signatureOf(op_).form;
+    return f == SignatureForm::FreeFirstMaybeDef || f == SignatureForm::FreeFirstReadWrite;
+  }
   // Registers written and read. A guard counts as a read. For opaque instructions the
   // possibly-written first operand is reported both as written and read.
   template <typename F>
@@ -126,8 +132,7 @@ class Instruction {
   template <typename F>
   void forEachUseReg(F&& f) const {
     if (hasGuard()) f(guard_);
-    bool readsFirst = numDefOperands() == 0 || info().defs == DefKind::FirstMaybe ||
-                      info().defs == DefKind::FirstReadWrite;
+    bool readsFirst = numDefOperands() == 0 || firstOperandAlsoRead();
     for (uint32_t i = readsFirst ? 0 : 1; i < numOps_; ++i)
       visitLeaves(ops_[i], [&](const Operand& o) {
         if (o.isReg() || (o.kind == OperandKind::Address && o.addressBase() == AddressBase::Reg))

@@ -8,7 +8,7 @@
 namespace ptxopt {
 
 enum class Opcode : uint16_t {
-#define PTX_OP(E, NAME, FLAGS, DEFS) E,
+#define PTX_OP(E, NAME, FLAGS, SIGNATURE) E,
 #include "ptxopt/ir/Opcodes.def"
 #undef PTX_OP
   NumOpcodes
@@ -46,12 +46,10 @@ enum : uint32_t {
 };
 }  // namespace OpFlag
 
-enum class DefKind : uint8_t { None, First, FirstIfRed, FirstMaybe, FirstReadWrite };
-
 struct OpcodeInfo {
   std::string_view name;
   uint32_t flags;
-  DefKind defs;
+  std::string_view signature;  // operand shapes, see Opcodes.def and Signature.h
 
   bool is(uint32_t f) const { return (flags & f) != 0; }
   bool isTerminator() const { return is(OpFlag::Terminator); }

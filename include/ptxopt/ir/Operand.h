@@ -25,6 +25,15 @@ struct SpecialRegInfo {
 const SpecialRegInfo& specialRegInfo(SpecialReg r);
 std::optional<SpecialReg> lookupSpecialReg(std::string_view base);
 
+// Predefined constants (WARP_SZ): an operand naming one is an immediate with the constant's
+// value, flag Predefined and aux = its index, so that it prints under its name.
+struct PredefinedConstant {
+  std::string_view name;
+  int64_t value;
+};
+std::optional<uint16_t> lookupPredefinedConstant(std::string_view name);
+const PredefinedConstant& predefinedConstant(uint16_t index);
+
 // Vector components written after a register: %tid.x, %v.w, %c.r ...
 enum class Component : uint8_t { None, X, Y, Z, W, R, G, B, A };
 std::string_view componentName(Component c);  // ".x"
@@ -34,7 +43,7 @@ enum class OperandKind : uint8_t {
   None,
   Reg,      // id = RegId, aux = Component
   Special,  // id = SpecialReg, aux = Component, value = number of a numbered register
-  Imm,      // value = the integer (two's complement); flags Hex / UnsignedSuffix
+  Imm,      // value = the integer (two's complement); flags Hex / UnsignedSuffix / Predefined
   FImm,     // value = bit pattern; aux = FloatForm
   Label,    // id = label index in the function
   Symbol,   // id = name in the module's string pool; value = offset (flag HasOffset)
@@ -57,6 +66,7 @@ enum : uint8_t {
   HasOffset = 1 << 3,       // symbol+offset
   Pm64 = 1 << 4,            // %pm0_64 and friends
   Minus = 1 << 5,           // integer written with a leading minus
+  Predefined = 1 << 6,      // integer written as a predefined constant (aux: which), plus an offset
 };
 }
 

@@ -22,4 +22,10 @@ struct ParseOptions {
 std::unique_ptr<Module> parseModule(std::string_view text, const std::string& fileName, DiagEngine& diags,
                                     const ParseOptions& options = {});
 
+// Parses and verifies one module (Verifier.h): what every tool reads. Malformed input, including
+// an instruction none of whose operand shapes fits, is reported as `file:line:col: error: ...`
+// and gives nullptr.
+std::unique_ptr<Module> loadModule(std::string_view text, const std::string& fileName, DiagEngine& diags,
+                                   const ParseOptions& options = {});
+
 }  // namespace ptxopt
