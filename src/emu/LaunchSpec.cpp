@@ -465,4 +465,80 @@ bool loadLaunchSpec(const std::string& path, LaunchSpec& spec, std::string& erro
   return parseLaunchSpec(text, path, spec, error);
 }
 
+namespace {
+
+// A spec number as JSON text that `number` reads back to the same value.
+std::string numberJson(const SpecNumber& n) {
+  switch (n.kind) {
+    case SpecNumber::Kind::Int: return std::to_string(n.i);
+    case SpecNumber::Kind::UInt: return std::to_string(n.u);
+    case SpecNumber::Kind::RawBits: return "\"" + describe(n) + "\"";
+    case SpecNumber::Kind::Float:
+      if (std::isnan(n.f)) return "\"nan\"";
+      if (std::isinf(n.f)) return n.f > 0 ? "\"inf\"" : "\"-inf\"";
+      if (n.f == 0 && std::signbit(n.f)) return "\"-0.0\"";
+      {
+        std::string t = describe(n);
+        if (t.find_first_of(".eE") == std::string::npos) t += ".0";  // stays a float
+        return t;
+      }
+  }
+  return "0";
+}
+
+std::string dimsJson(const std::array<uint32_t, 3>& d) {
+  return "[" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + "]";
+}
+
+std::string initJson(const BufferInit& in) {
+  switch (in.kind) {
+    case BufferInit::Kind::Zero: return "\"zero\"";
+    case BufferInit::Kind::Iota: return "\"iota\"";
+    case BufferInit::Kind::Fill: return "{\"fill\": " + numberJson(in.fill) + "}";
+    case BufferInit::Kind::Values: {
+      std::string out = "{\"values\": [";
+      for (size_t k = 0; k < in.values.size(); ++k) out += (k ? ", " : "") + numberJson(in.values[k]);
+      return out + "]}";
+    }
+    case BufferInit::Kind::Random:
+      return "{\"random\": {\"seed\": " + std::to_string(in.seed) + ", \"min\": " + numberJson(in.min) +
+             ", \"max\": " + numberJson(in.max) + "}}";
+    case BufferInit::Kind::File: return "{\"file\": " + json(in.file).dump() + "}";
+  }
+  return "\"zero\"";
+}
+
+}  // namespace
+
+std::string launchSpecToJson(const LaunchSpec& spec) {
+  std::string out = "{\n";
+  if (!spec.kernel.empty()) out += "  \"kernel\": " + json(spec.kernel).dump() + ",\n";
+  out += "  \"grid\": " + dimsJson(spec.grid) + ",\n";
+  out += "  \"block\": " + dimsJson(spec.block) + ",\n";
+  out += "  \"dynamic_shared_bytes\": " + std::to_string(spec.dynamicSharedBytes) + ",\n";
+  out += "  \"params\": [";
+  for (size_t k = 0; k < spec.params.size(); ++k) {
+    const ParamSpec& p = spec.params[k];
+    out += k ? ",\n    " : "\n    ";
+    out += "{\"name\": " + json(p.name).dump() + ", ";
+    switch (p.kind) {
+      case ParamSpec::Kind::Buffer:
+        out += "\"buffer\": {\"type\": \"" + std::string(elemTypeName(p.type)) + "\", \"count\": " + std::to_string(p.count) +
+               ", \"init\": " + initJson(p.init) + "}}";
+        break;
+      case ParamSpec::Kind::Scalar:
+        out += "\"value\": " + numberJson(p.value) + ", \"type\": \"" + elemTypeName(p.type) + "\"}";
+        break;
+      case ParamSpec::Kind::Bytes: {
+        out += "\"bytes\": [";
+        for (size_t q = 0; q < p.bytes.size(); ++q) out += (q ? ", " : "") + std::to_string(p.bytes[q]);
+        out += "]}";
+        break;
+      }
+    }
+  }
+  out += spec.params.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return out;
+}
+
 }  // namespace ptxopt::emu

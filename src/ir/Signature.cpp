@@ -89,6 +89,23 @@ bool parseOperand(std::string_view text, bool def, OperandSpec& spec, std::strin
       }
       spec.role = OperandRole::Address;
       spec.name = text.substr(1, text.size() - 2);
+      size_t colon = spec.name.find(':');
+      if (colon != std::string_view::npos) {  // [a:generic global ...]: the spaces allowed
+        for (std::string_view sp : split(spec.name.substr(colon + 1), ' ')) {
+          if (sp.empty()) continue;
+          StateSpace space = StateSpace::Generic;
+          if (sp != "generic") {
+            auto found = modSpace(lookupKnownMod("." + std::string(sp)));
+            if (!found) {
+              error = "unknown state space '" + std::string(sp) + "'";
+              return false;
+            }
+            space = *found;
+          }
+          spec.spaces |= 1u << static_cast<unsigned>(space);
+        }
+        spec.name = spec.name.substr(0, colon);
+      }
     } else {
       spec.role = first == '@' ? OperandRole::Label : OperandRole::Table;
       spec.name = text.substr(1);

@@ -197,6 +197,12 @@ class FunctionVerifier {
                          " (.s32, .f32, ...)" + (unknown.empty() ? "" : "; " + unknown + " is not a type"));
       return;
     }
+    // Modifiers the table does not know: qualifiers with '::' (.L1::evict_last, .L2::256B)
+    // are kept verbatim; anything else on a modelled instruction is a misspelling that ptxas
+    // rejects too (.globl, .shard).
+    for (Mod m : i.mods())
+      if (!isKnownMod(m) && modName(m, m_.strings()).find("::") == std::string_view::npos)
+        error(i.loc(), "unknown modifier '" + std::string(modName(m, m_.strings())) + "' on '" + name + "'");
     for (uint32_t k = 0; k < i.numOperands(); ++k) checkOperandShape(i, shape->ops[k], k);
   }
 
@@ -212,8 +218,15 @@ class FunctionVerifier {
           error(i.loc(), what + " must name a .branchtargets table");
         return;
       case OperandRole::Address:
-        if (o.kind != OperandKind::Address) error(i.loc(), what + " must be an address [...]");
-        else checkAddressSpace(i, o, what);
+        if (o.kind != OperandKind::Address) {
+          error(i.loc(), what + " must be an address [...]");
+        } else if (spec.spaces && !(spec.spaces & (1u << static_cast<unsigned>(foldSpace(i.space()))))) {
+          StateSpace s = foldSpace(i.space());
+          error(i.loc(), "'" + std::string(i.info().name) + "' cannot access the " +
+                             (s == StateSpace::Generic ? std::string("generic") : std::string(spaceName(s)).substr(1)) + " state space");
+        } else {
+          checkAddressSpace(i, o, what);
+        }
         return;
       case OperandRole::Value: break;
     }

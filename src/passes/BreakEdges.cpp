@@ -29,7 +29,8 @@ PassInfo breakEdgesPassInfo() {
                   "testing aid: drop the entry block's CFG edges (in no pipeline; shows what --verify-each reports)",
                   "-",
                   {},
-                  [] { return std::make_unique<BreakEdges>(); }};
+                  [] { return std::make_unique<BreakEdges>(); },
+                  /*testingAid=*/true};
 }
 
 }  // namespace ptxopt

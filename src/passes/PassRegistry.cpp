@@ -10,6 +10,7 @@ const std::vector<PassInfo>& allPasses() {
       branchOptPassInfo(),
       deadCodeEliminationPassInfo(),
       breakEdgesPassInfo(),
+      plantBugPassInfo(),
   };
   return kPasses;
 }

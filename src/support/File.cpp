@@ -49,6 +49,12 @@ bool writeFile(const std::string& path, std::string_view contents, std::string& 
 
 bool makeDirectory(const std::string& dir, std::string& error) {
   if (mkdir(dir.c_str(), 0777) == 0 || errno == EEXIST) return true;
+  if (errno == ENOENT) {  // the parent first
+    size_t slash = dir.find_last_of('/', dir.size() > 1 ? dir.size() - 2 : 0);
+    if (slash != std::string::npos && slash > 0 && makeDirectory(dir.substr(0, slash), error) &&
+        (mkdir(dir.c_str(), 0777) == 0 || errno == EEXIST))
+      return true;
+  }
   error = "cannot create directory '" + dir + "': " + std::strerror(errno);
   return false;
 }

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ptxopt/ir/Opcode.h"
+#include "ptxopt/ir/Signature.h"
 #include "ptxopt/ir/Types.h"
 #include "ptxopt/support/StringPool.h"
 
@@ -33,10 +34,10 @@ TEST(OpcodeTable, Modifiers) {
   EXPECT_EQ(modSpace(lookupMod(".shared::cluster", pool)), StateSpace::SharedCluster);
   EXPECT_EQ(modCmp(lookupMod(".geu", pool)), CmpOp::Geu);
   EXPECT_EQ(modRounding(lookupMod(".rzi", pool)), Rounding::Rzi);
-  Mod unknown = lookupMod(".L2::cache_hint", pool);
+  Mod unknown = lookupMod(".L1::evict_last", pool);
   EXPECT_FALSE(isKnownMod(unknown));
-  EXPECT_EQ(modName(unknown, pool), ".L2::cache_hint");
-  EXPECT_EQ(lookupMod(".L2::cache_hint", pool), unknown);
+  EXPECT_EQ(modName(unknown, pool), ".L1::evict_last");
+  EXPECT_EQ(lookupMod(".L1::evict_last", pool), unknown);
   for (uint32_t i = 1; i < static_cast<uint32_t>(Mod::NumKnown); ++i) {
     Mod m = static_cast<Mod>(i);
     EXPECT_EQ(lookupKnownMod(modName(m, pool)), m) << modName(m, pool);
@@ -64,4 +65,51 @@ TEST(StringPool, InternIsStable) {
   EXPECT_EQ(pool.find("delta"), UINT32_MAX);
   for (int i = 0; i < 20000; ++i) pool.intern("name" + std::to_string(i));
   EXPECT_EQ(pool.str(pool.find("name19999")), "name19999");
+}
+
+TEST(Signatures, EveryTableEntryParses) {
+  for (uint32_t i = 0; i < static_cast<uint32_t>(Opcode::NumOpcodes); ++i) {
+    Signature sig;
+    std::string error;
+    EXPECT_TRUE(parseSignature(opcodeInfo(static_cast<Opcode>(i)).signature, sig, error))
+        << opcodeInfo(static_cast<Opcode>(i)).name << ": " << error;
+    EXPECT_EQ(signatureOf(static_cast<Opcode>(i)).shapes.size(), sig.shapes.size());
+  }
+}
+
+TEST(Signatures, GrammarErrorsAreReported) {
+  Signature sig;
+  std::string error;
+  EXPECT_FALSE(parseSignature("d:T = a:T, b?:T, c:T", sig, error));
+  EXPECT_EQ(error, "an optional operand is followed by a required one");
+  EXPECT_FALSE(parseSignature("d = a:T", sig, error));
+  EXPECT_EQ(error, "'d' has no type");
+  EXPECT_FALSE(parseSignature("d:T7 = a:T", sig, error));
+  EXPECT_FALSE(parseSignature("[.nosuchmod] d:T = a:T", sig, error));
+  EXPECT_FALSE(parseSignature("[a:nowhere]", sig, error));
+  EXPECT_FALSE(parseSignature("d:T, e:T = a:T", sig, error));
+  EXPECT_EQ(error, "more than one written operand");
+  EXPECT_TRUE(parseSignature("[.red] d:T = a:u32, c:pred; a:u32, b?:u32", sig, error)) << error;
+  EXPECT_EQ(sig.fixedDefs, Signature::kDefsVary);
+  EXPECT_TRUE(parseSignature("@target", sig, error));
+  EXPECT_TRUE(sig.labelAt(0));
+  EXPECT_FALSE(sig.labelAt(1));
+}
+
+TEST(Signatures, ShapesAreChosenByModifiersThenCount) {
+  const Signature& setp = signatureOf(Opcode::Setp);
+  ASSERT_EQ(setp.shapes.size(), 2u);
+  EXPECT_EQ(setp.shapes[0].when.size(), 3u);  // .and .or .xor: the shape with a third predicate
+  EXPECT_EQ(setp.shapes[0].ops.size(), 4u);
+  EXPECT_EQ(setp.shapes[1].ops.size(), 3u);
+  const Signature& ld = signatureOf(Opcode::Ld);
+  EXPECT_EQ(ld.fixedDefs, 1);
+  EXPECT_EQ(ld.shapes.back().ops[1].role, OperandRole::Address);
+  const Signature& st = signatureOf(Opcode::St);
+  EXPECT_EQ(st.fixedDefs, 0);
+  uint32_t constBit = 1u << static_cast<unsigned>(StateSpace::Const);
+  EXPECT_EQ(st.shapes.back().ops[0].spaces & constBit, 0u);  // st cannot write .const
+  EXPECT_TRUE(signatureOf(Opcode::Mov).shapes[0].ops[1].has(OperandAccept::Special));
+  EXPECT_FALSE(signatureOf(Opcode::Add).shapes[0].ops[1].has(OperandAccept::Special));
+  EXPECT_TRUE(signatureOf(Opcode::Call).isFree());
 }

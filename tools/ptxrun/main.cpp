@@ -1,6 +1,5 @@
 // ptxrun: runs PTX kernels on the CPU with 32-lane warps.
 #include <cerrno>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -13,7 +12,6 @@
 #include "ptxopt/emu/Emulator.h"
 #include "ptxopt/ptx/Parser.h"
 #include "ptxopt/support/File.h"
-#include "ptxopt/support/FloatBits.h"
 #include "ptxopt/support/Version.h"
 
 namespace {
@@ -23,44 +21,6 @@ using namespace ptxopt::emu;
 
 // Exit codes.
 constexpr int kOk = 0, kError = 1, kInternal = 2, kFault = 3, kRaces = 4;
-
-std::string elementText(const BufferResult& b, size_t k) {
-  const uint8_t* p = b.bytes.data() + k * elemBytes(b.type);
-  char buf[64];
-  auto shortest = [&](double d) {
-    auto r = std::to_chars(buf, buf + sizeof buf, d);
-    return std::string(buf, r.ptr);
-  };
-  switch (b.type) {
-    case ElemType::S8: return std::to_string(*reinterpret_cast<const int8_t*>(p));
-    case ElemType::S16: { int16_t v; std::memcpy(&v, p, 2); return std::to_string(v); }
-    case ElemType::S32: { int32_t v; std::memcpy(&v, p, 4); return std::to_string(v); }
-    case ElemType::S64: { int64_t v; std::memcpy(&v, p, 8); return std::to_string(v); }
-    case ElemType::U8: return std::to_string(*p);
-    case ElemType::U16: { uint16_t v; std::memcpy(&v, p, 2); return std::to_string(v); }
-    case ElemType::U32: { uint32_t v; std::memcpy(&v, p, 4); return std::to_string(v); }
-    case ElemType::U64: { uint64_t v; std::memcpy(&v, p, 8); return std::to_string(v); }
-    case ElemType::F16: { uint16_t v; std::memcpy(&v, p, 2); return shortest(halfToDouble(v)); }
-    case ElemType::BF16: { uint16_t v; std::memcpy(&v, p, 2); return shortest(bfloat16ToDouble(v)); }
-    case ElemType::F32: {
-      float v;
-      std::memcpy(&v, p, 4);
-      auto r = std::to_chars(buf, buf + sizeof buf, v);
-      return std::string(buf, r.ptr);
-    }
-    case ElemType::F64: { double v; std::memcpy(&v, p, 8); return shortest(v); }
-  }
-  return "?";
-}
-
-std::string elementBits(const BufferResult& b, size_t k) {
-  unsigned eb = elemBytes(b.type);
-  uint64_t v = 0;
-  std::memcpy(&v, b.bytes.data() + k * eb, eb);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%0*llx", static_cast<int>(eb * 2), static_cast<unsigned long long>(v));
-  return buf;
-}
 
 // The counts that the whole launch and each line share.
 template <typename M>
@@ -236,20 +196,9 @@ int run(int argc, char** argv) {
       std::fprintf(stderr, "ptxrun: fault in %s: %s\n", compareFile.c_str(), o.fault.c_str());
       return kFault;
     }
-    for (size_t k = 0; k < r.buffers.size(); ++k) {
-      const BufferResult &a = r.buffers[k], &b = o.buffers[k];
-      if (a.bytes == b.bytes) continue;
-      size_t eb = elemBytes(a.type);
-      for (size_t i = 0; i * eb < a.bytes.size(); ++i)
-        if (std::memcmp(a.bytes.data() + i * eb, b.bytes.data() + i * eb, eb) != 0) {
-          std::printf("buffer '%s' differs at index %zu: %s (%s) in %s, %s (%s) in %s\n", a.name.c_str(), i, elementText(a, i).c_str(),
-                      elementBits(a, i).c_str(), ptxFile.c_str(), elementText(b, i).c_str(), elementBits(b, i).c_str(),
-                      compareFile.c_str());
-          return kError;
-        }
-    }
-    if (r.stdoutText != o.stdoutText) {
-      std::printf("the printf output differs between %s and %s\n", ptxFile.c_str(), compareFile.c_str());
+    std::string diff = firstDifference(r, o, ptxFile, compareFile);
+    if (!diff.empty()) {
+      std::printf("%s\n", diff.c_str());
       return kError;
     }
     std::printf("identical: %zu buffer(s) of %s and %s match bit for bit\n", r.buffers.size(), ptxFile.c_str(), compareFile.c_str());

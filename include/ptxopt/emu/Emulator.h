@@ -79,6 +79,14 @@ struct RunResult {
   std::vector<RaceReport> races;
 };
 
+// One element of a buffer as text ("-3", "0.5", "nan") and as its bit pattern ("0x3f000000").
+std::string elementText(const BufferResult& b, size_t k);
+std::string elementBits(const BufferResult& b, size_t k);
+// The first difference between two runs of one launch: "buffer 'out' differs at index 17: 5
+// (0x00000005) in A, 6 (0x00000006) in B", or a printf difference; empty when the buffers and
+// the printf output are identical.
+std::string firstDifference(const RunResult& a, const RunResult& b, const std::string& nameA, const std::string& nameB);
+
 class Emulator {
  public:
   virtual ~Emulator() = default;

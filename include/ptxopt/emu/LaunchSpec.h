@@ -67,6 +67,8 @@ struct LaunchSpec {
 // Parses `text`. On failure returns false and sets `error` to "PATH: field: what is wrong".
 bool parseLaunchSpec(const std::string& text, const std::string& path, LaunchSpec& spec, std::string& error);
 bool loadLaunchSpec(const std::string& path, LaunchSpec& spec, std::string& error);
+// The spec as JSON that parseLaunchSpec reads back to an equal spec (the comment is not kept).
+std::string launchSpecToJson(const LaunchSpec& spec);
 
 // Encodes one number as an element of type `t` (little-endian) into `out`; fails when it does
 // not fit (integers out of range, non-integral values for integer types).

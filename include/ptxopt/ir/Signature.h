@@ -50,6 +50,9 @@ struct OperandSpec {
   TypeRule type = TypeRule::Any;
   TypeRule type2 = TypeRule::Any;  // the pair's second element
   std::string_view name2;
+  // An address: the state spaces the instruction may name (a bit per StateSpace, .shared::cta
+  // counted as .shared and .param::entry as .param); 0: any.
+  uint32_t spaces = 0;
 
   bool has(uint16_t a) const { return (accept & a) != 0; }
 };

@@ -88,6 +88,9 @@ struct PassInfo {
   std::string_view seed;  // where the mechanism comes from ("003, OriBranchOpt"), or "-"
   std::vector<KnobSpec> knobs;
   std::function<std::unique_ptr<Pass>()> create;
+  // A testing aid (break-edges, plant-bug): in no pipeline, never picked for a random fuzzing
+  // pipeline; runs only when named with --passes.
+  bool testingAid = false;
 };
 
 // Every pass, in a fixed order (PassRegistry.cpp).

@@ -9,5 +9,6 @@ namespace ptxopt {
 PassInfo branchOptPassInfo();
 PassInfo deadCodeEliminationPassInfo();
 PassInfo breakEdgesPassInfo();
+PassInfo plantBugPassInfo();
 
 }  // namespace ptxopt

@@ -9,7 +9,7 @@ namespace ptxopt {
 // Returns false and sets `error` (e.g. "cannot open 'x.ptx': No such file or directory").
 bool readFile(const std::string& path, std::string& contents, std::string& error);
 bool writeFile(const std::string& path, std::string_view contents, std::string& error);
-// Creates the directory `dir` unless it exists.
+// Creates the directory `dir` (and its missing parents) unless it exists.
 bool makeDirectory(const std::string& dir, std::string& error);
 
 }  // namespace ptxopt
