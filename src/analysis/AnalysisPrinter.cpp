@@ -54,7 +54,7 @@ std::string names(const CfgInfo& cfg, const std::vector<uint32_t>& nodes) {
 
 const std::vector<std::string_view>& printableAnalyses() {
   static const std::vector<std::string_view> kNames = {
-      DominatorAnalysis::kName, PostDominatorAnalysis::kName, DominanceFrontierAnalysis::kName, LoopAnalysis::kName,
+      CfgAnalysis::kName,       DominatorAnalysis::kName, PostDominatorAnalysis::kName, DominanceFrontierAnalysis::kName, LoopAnalysis::kName,
       LivenessAnalysis::kName,  ReachingDefsAnalysis::kName,  UniformityAnalysis::kName,        MemorySpaceAnalysis::kName};
   return kNames;
 }
@@ -71,7 +71,14 @@ void printAnalysis(std::string_view name, const Function& f, FunctionAnalysisMan
     out += "  (declaration)\n";
     return;
   }
-  if (name == DominatorAnalysis::kName) {
+  if (name == CfgAnalysis::kName) {
+    for (uint32_t b = 0; b < cfg.size(); ++b) {
+      out += "  " + cfg.rpo[b]->name() + " ->";
+      for (uint32_t s : cfg.succ[b]) out += " " + cfg.rpo[s]->name();
+      out += "\n";
+    }
+    for (const BasicBlock* b : cfg.unreachable) out += "  unreachable: " + b->name() + "\n";
+  } else if (name == DominatorAnalysis::kName) {
     if (cfg.size()) printTree(cfg, am.get<DominatorAnalysis>().tree, UINT32_MAX, out);
     for (const BasicBlock* b : cfg.unreachable) out += "  unreachable: " + b->name() + "\n";
   } else if (name == PostDominatorAnalysis::kName) {
@@ -144,6 +151,19 @@ void printAnalysis(std::string_view name, const Function& f, FunctionAnalysisMan
     }
     if (ms.accesses.empty()) out += "  no memory accesses\n";
   }
+}
+
+std::vector<std::string> staleAnalyses(const Function& f, FunctionAnalysisManager& am) {
+  std::vector<std::string> stale;
+  FunctionAnalysisManager fresh(f);
+  for (std::string_view name : am.cachedNames()) {
+    if (!isPrintableAnalysis(name)) continue;
+    std::string cached, recomputed;
+    printAnalysis(name, f, am, cached);
+    printAnalysis(name, f, fresh, recomputed);
+    if (cached != recomputed) stale.emplace_back(name);
+  }
+  return stale;
 }
 
 }  // namespace ptxopt

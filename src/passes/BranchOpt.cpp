@@ -17,6 +17,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "ptxopt/analysis/CfgInfo.h"
 #include "ptxopt/analysis/ReachingDefs.h"
 #include "ptxopt/ir/Cfg.h"
 #include "ptxopt/ir/Module.h"
@@ -30,7 +31,7 @@ namespace {
 
 class BranchOpt : public Pass {
  public:
-  bool run(Function& f, FunctionAnalysisManager& am, PassContext& ctx) override {
+  PassResult run(Function& f, FunctionAnalysisManager& am, PassContext& ctx) override {
     f_ = &f;
     ctx_ = &ctx;
     maxDepth_ = ctx.knobs().getInt("max-thread-depth");
@@ -43,8 +44,10 @@ class BranchOpt : public Pass {
     threadDepthUsed_.assign(f.blockIdBound(), 0);
 
     // RPO of the blocks as they are now (the walk does not revisit blocks it makes reachable
-    // or unreachable; the seed's single pass, not a global fixed point).
-    std::vector<BasicBlock*> rpo = reversePostOrder();
+    // or unreachable; the seed's single pass, not a global fixed point). The pass owns the
+    // function: the CFG analysis's blocks are its own.
+    std::vector<BasicBlock*> rpo;
+    for (const BasicBlock* b : am.get<CfgAnalysis>().rpo) rpo.push_back(const_cast<BasicBlock*>(b));
     bool changed = false;
     for (BasicBlock* b : rpo) {
       while (simplify(b)) {
@@ -59,7 +62,7 @@ class BranchOpt : public Pass {
       for (BasicBlock* b : f.blocks()) changed |= foldBranchToNext(b);
     }
     if (changed) buildCfg(f);
-    return changed;
+    return changed ? PassResult::changed(PreservedAnalyses::none()) : PassResult::unchanged();
   }
 
  private:
@@ -84,29 +87,6 @@ class BranchOpt : public Pass {
   }
 
   bool labelVisible(uint32_t label, uint32_t fromScope) const { return f_->scopeVisible(f_->labels()[label].scope, fromScope); }
-
-  std::vector<BasicBlock*> reversePostOrder() const {
-    std::vector<BasicBlock*> post;
-    std::vector<uint8_t> seen(f_->blockIdBound(), 0);
-    std::vector<std::pair<BasicBlock*, size_t>> stack;
-    if (!f_->entry()) return post;
-    stack.emplace_back(f_->entry(), 0);
-    seen[f_->entry()->id()] = 1;
-    while (!stack.empty()) {
-      auto& [b, next] = stack.back();
-      if (next < b->succs().size()) {
-        BasicBlock* s = b->succs()[next++].to;
-        if (!seen[s->id()]) {
-          seen[s->id()] = 1;
-          stack.emplace_back(s, 0);
-        }
-      } else {
-        post.push_back(b);
-        stack.pop_back();
-      }
-    }
-    return {post.rbegin(), post.rend()};
-  }
 
   BasicBlock* layoutNext(const BasicBlock* b) const {
     size_t k = layoutIndex_[b->id()];
@@ -327,19 +307,12 @@ class BranchOpt : public Pass {
   }
 
   bool removeUnreachable() {
+    // The analyses cached before the rewrites are stale: the CFG analysis is recomputed from
+    // the current edges.
     buildCfg(*f_);
-    std::vector<uint8_t> reach(f_->blockIdBound(), 0);
-    std::vector<BasicBlock*> work{f_->entry()};
-    reach[f_->entry()->id()] = 1;
-    while (!work.empty()) {
-      BasicBlock* b = work.back();
-      work.pop_back();
-      for (const Edge& e : b->succs())
-        if (!reach[e.to->id()]) {
-          reach[e.to->id()] = 1;
-          work.push_back(e.to);
-        }
-    }
+    am_->invalidate(PreservedAnalyses::none());
+    rd_ = nullptr;
+    const CfgInfo& cfg = am_->get<CfgAnalysis>();
     // Labels that must survive: named by a debug section or by a .branchtargets table.
     std::unordered_set<std::string_view> pinned = sectionNames();
     for (const auto& [name, table] : tables_)
@@ -349,7 +322,7 @@ class BranchOpt : public Pass {
     bool changed = false;
     std::vector<BasicBlock*> kept;
     for (BasicBlock* b : f_->blocks()) {
-      if (reach[b->id()]) {
+      if (cfg.reachable(b)) {
         kept.push_back(b);
         continue;
       }

@@ -10,15 +10,15 @@ namespace {
 
 class BreakEdges : public Pass {
  public:
-  bool run(Function& f, FunctionAnalysisManager&, PassContext& ctx) override {
-    if (!f.entry() || f.entry()->succs().empty()) return false;
+  PassResult run(Function& f, FunctionAnalysisManager&, PassContext& ctx) override {
+    if (!f.entry() || f.entry()->succs().empty()) return PassResult::unchanged();
     for (const Edge& e : f.entry()->succs()) {
       auto& preds = e.to->preds();
       preds.erase(std::find(preds.begin(), preds.end(), f.entry()));
     }
     f.entry()->succs().clear();
     ctx.count("edges-dropped");
-    return true;
+    return PassResult::changed(PreservedAnalyses::none());
   }
 };
 

@@ -6,6 +6,8 @@
 // after each sweep until a sweep removes nothing. Then declarations shrink: a register that no
 // instruction names is dropped from a plain declaration, a range `%r<N>` is cut after the
 // highest register still named (registers are not renamed), and declarations left empty go.
+// Terminators have side effects and stay, so the CFG and the analyses computed from it alone
+// (dominators, post-dominators, frontiers, loops) are preserved.
 #include <algorithm>
 
 #include "ptxopt/analysis/Liveness.h"
@@ -18,7 +20,7 @@ namespace {
 
 class DeadCodeElimination : public Pass {
  public:
-  bool run(Function& f, FunctionAnalysisManager& am, PassContext& ctx) override {
+  PassResult run(Function& f, FunctionAnalysisManager& am, PassContext& ctx) override {
     bool changed = false;
     uint64_t rounds = 0;
     for (;;) {
@@ -27,11 +29,11 @@ class DeadCodeElimination : public Pass {
       ++rounds;
       if (!removed) break;
       changed = true;
-      am.invalidateAll();
+      am.invalidate(PreservedAnalyses::cfg());  // no terminator goes: the edges stay
     }
     ctx.count("rounds", rounds);
     if (ctx.knobs().getBool("shrink-declarations")) changed |= shrinkDeclarations(f, ctx);
-    return changed;
+    return changed ? PassResult::changed(PreservedAnalyses::cfg()) : PassResult::unchanged();
   }
 
  private:

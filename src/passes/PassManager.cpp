@@ -6,6 +6,7 @@
 #include <optional>
 #include <thread>
 
+#include "ptxopt/analysis/AnalysisPrinter.h"
 #include "ptxopt/analysis/CfgDot.h"
 #include "ptxopt/ir/Verifier.h"
 #include "ptxopt/ptx/Printer.h"
@@ -87,6 +88,8 @@ struct FunctionResult {
   std::map<std::string, uint64_t> counts;
   std::vector<Remark> remarks;
   std::map<std::string, double> seconds;
+  std::map<std::string, unsigned> analysisRuns;
+  std::map<std::string, double> analysisSeconds;
   std::string printed;
   std::vector<std::pair<std::string, std::string>> dots;
   DiagEngine diags;
@@ -107,6 +110,14 @@ PassRunResult PassManager::run(Module& m, DiagEngine& diags) {
     Function& f = *work[index];
     FunctionResult& r = results[index];
     FunctionAnalysisManager am(f);
+    struct Finish {  // the analyses' figures, however the function's pipeline ends
+      FunctionAnalysisManager& am;
+      FunctionResult& r;
+      ~Finish() {
+        for (const auto& [k, v] : am.runs()) r.analysisRuns[k] += v;
+        for (const auto& [k, v] : am.seconds()) r.analysisSeconds[k] += v;
+      }
+    } finish{am, r};
     for (size_t k = 0; k < passes_.size(); ++k) {
       const PassInfo& info = *passes_[k];
       std::string name(info.name);
@@ -114,16 +125,19 @@ PassRunResult PassManager::run(Module& m, DiagEngine& diags) {
         r.dots.emplace_back(dotFileStem(f) + ".before." + name, cfgToDot(f, am, std::string(f.name()) + " before " + name));
       PassContext ctx(info.name, f, knobValues_[k]);
       auto start = std::chrono::steady_clock::now();
-      bool changed = false;
+      PassResult result;
       try {
-        changed = info.create()->run(f, am, ctx);
+        result = info.create()->run(f, am, ctx);
       } catch (const std::exception& e) {
-        r.diags.error(m.fileName, f.loc, "internal error in pass " + name + " on function '" + std::string(f.name()) + "': " + e.what());
+        result = PassResult::failure(std::string("internal error: ") + e.what());
+      }
+      r.seconds[name] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (result.status == PassResult::Status::Failure) {
+        r.diags.error(m.fileName, f.loc, "pass " + name + " failed on function '" + std::string(f.name()) + "': " + result.error);
         r.ok = false;
         return;
       }
-      r.seconds[name] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (changed) am.invalidateAll();
+      if (result.isChanged()) am.invalidate(result.preserved);
       for (const auto& [counter, n] : ctx.counts()) r.counts[name + "." + counter] += n;
       for (Remark& rem : ctx.remarks()) r.remarks.push_back(std::move(rem));
       if (options_.printAfterAll || options_.printAfter.count(name))
@@ -134,6 +148,15 @@ PassRunResult PassManager::run(Module& m, DiagEngine& diags) {
         r.ok = false;
         return;
       }
+      // A pass that claims to have kept an analysis it broke.
+      if (options_.verifyEach && result.isChanged())
+        for (const std::string& stale : staleAnalyses(f, am)) {
+          r.diags.error(m.fileName, f.loc, "after pass " + name + ": in function '" + std::string(f.name()) +
+                                               "': the pass says it preserved the " + stale +
+                                               " analysis, which no longer matches the function");
+          r.ok = false;
+        }
+      if (!r.ok) return;
     }
   };
 
@@ -156,6 +179,8 @@ PassRunResult PassManager::run(Module& m, DiagEngine& diags) {
     for (const auto& [k, v] : r.counts) out.counts[k] += v;
     for (Remark& rem : r.remarks) out.remarks.push_back(std::move(rem));
     for (const auto& [k, v] : r.seconds) out.seconds[k] += v;
+    for (const auto& [k, v] : r.analysisRuns) out.analysisRuns[k] += v;
+    for (const auto& [k, v] : r.analysisSeconds) out.analysisSeconds[k] += v;
     out.printed += r.printed;
     for (auto& d : r.dots) out.dots.push_back(std::move(d));
     for (const Diagnostic& d : r.diags.diagnostics()) diags.report(d.severity, d.file, d.loc, d.message);

@@ -11,6 +11,7 @@ const std::vector<PassInfo>& allPasses() {
       deadCodeEliminationPassInfo(),
       breakEdgesPassInfo(),
       plantBugPassInfo(),
+      staleCfgPassInfo(),
   };
   return kPasses;
 }

@@ -9,15 +9,15 @@ namespace {
 
 class PlantBug : public Pass {
  public:
-  bool run(Function& f, FunctionAnalysisManager&, PassContext& ctx) override {
+  PassResult run(Function& f, FunctionAnalysisManager&, PassContext& ctx) override {
     for (BasicBlock* b : f.blocks()) {
       Instruction* t = b->terminator();
       if (!t || !t->is(Opcode::Bra) || !t->hasGuard()) continue;
       t->setGuard(t->guard(), !t->guardNegated());
       ctx.count("branches-inverted");
-      return true;  // the edges stay: both targets are still successors
+      return PassResult::changed(PreservedAnalyses::cfg());  // both targets are still successors
     }
-    return false;
+    return PassResult::unchanged();
   }
 };
 

@@ -9,6 +9,7 @@
 #include "ptxopt/analysis/MemorySpace.h"
 #include "ptxopt/analysis/ReachingDefs.h"
 #include "ptxopt/analysis/Uniformity.h"
+#include "ptxopt/ir/Cfg.h"
 
 using namespace ptxopt;
 using namespace ptxopt::test;
@@ -345,6 +346,38 @@ TEST(Analysis, ManagerComputesLazilyAndInvalidates) {
   EXPECT_FALSE(t.am->cached<CfgAnalysis>());
   t.am->get<LoopAnalysis>();
   EXPECT_EQ(t.am->computedCount(), 5u);
+}
+
+TEST(Analysis, InvalidationKeepsWhatIsPreserved) {
+  Fixture t(kDiamond);
+  ASSERT_TRUE(t.f);
+  t.am->get<LoopAnalysis>();
+  t.am->get<LivenessAnalysis>();
+  EXPECT_EQ(t.am->cachedNames(), (std::vector<std::string_view>{"cfg", "dom", "liveness", "loops"}));
+  t.am->invalidate(PreservedAnalyses::cfg());  // the analyses of the edges alone stay
+  EXPECT_EQ(t.am->cachedNames(), (std::vector<std::string_view>{"cfg", "dom", "loops"}));
+  t.am->invalidate(PreservedAnalyses::none().preserve<DominatorAnalysis>());
+  EXPECT_EQ(t.am->cachedNames(), (std::vector<std::string_view>{"dom"}));
+  t.am->invalidate(PreservedAnalyses::all());
+  EXPECT_EQ(t.am->cachedNames(), (std::vector<std::string_view>{"dom"}));
+  t.am->get<CfgAnalysis>();
+  EXPECT_EQ(t.am->runs().at("cfg"), 2u);  // computed again after the second invalidation
+  EXPECT_EQ(t.am->runs().at("dom"), 1u);
+  EXPECT_TRUE(staleAnalyses(*t.f, *t.am).empty());
+}
+
+TEST(Analysis, StaleResultsAreFound) {
+  Fixture t(kDiamond);
+  ASSERT_TRUE(t.f);
+  t.am->get<DominatorAnalysis>();
+  // Make the conditional branch of the entry unconditional: the else side loses its edge.
+  for (BasicBlock* b : t.f->blocks())
+    if (Instruction* term = b->terminator(); term && term->hasGuard()) {
+      term->clearGuard();
+      break;
+    }
+  buildCfg(*t.f);
+  EXPECT_EQ(staleAnalyses(*t.f, *t.am), (std::vector<std::string>{"cfg", "dom"}));
 }
 
 TEST(Analysis, DeepCfgsDoNotExhaustTheStack) {

@@ -129,7 +129,7 @@ int run(int argc, char** argv) {
   app.add_option("-j", jobs, "optimize this many functions in parallel (the output does not depend on it)")
       ->check(CLI::Range(1u, 256u));
   app.add_option("--print-analysis", printAnalysis,
-                 "print analyses to stdout instead of the PTX: dom, postdom, domfrontier, loops, liveness, "
+                 "print analyses to stdout instead of the PTX: cfg, dom, postdom, domfrontier, loops, liveness, "
                  "reaching-defs, uniformity, memspace (comma list)");
   app.add_option("--dot-cfg", dotDir, "write one Graphviz file of each function's CFG into this directory");
   app.add_option("--dot-cfg-format", dotFormat, "dot (default), svg or png; svg and png run Graphviz 'dot'")
@@ -246,6 +246,9 @@ int run(int argc, char** argv) {
       out += fmt::format("  {:<20}{:>12.6f}\n", p->name, s);
     }
     out += fmt::format("  {:<20}{:>12.6f}\n", "total", total);
+    out += "analyses computed for the passes (seconds, included in the passes' times; runs):\n";
+    for (const auto& [name, s] : result.analysisSeconds)
+      out += fmt::format("  {:<20}{:>12.6f}{:>8}\n", name, s, result.analysisRuns[name]);
     std::fputs(out.c_str(), stderr);
   }
 

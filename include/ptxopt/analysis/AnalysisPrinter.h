@@ -9,7 +9,7 @@
 
 namespace ptxopt {
 
-// The analyses that can be printed, by their kName: dom, postdom, domfrontier, loops,
+// The analyses that can be printed, by their kName: cfg, dom, postdom, domfrontier, loops,
 // liveness, reaching-defs, uniformity, memspace.
 const std::vector<std::string_view>& printableAnalyses();
 bool isPrintableAnalysis(std::string_view name);

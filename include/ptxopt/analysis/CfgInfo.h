@@ -27,6 +27,7 @@ struct CfgInfo {
 struct CfgAnalysis {
   using Result = CfgInfo;
   static constexpr const char* kName = "cfg";
+  static constexpr bool kCfgOnly = true;
   static CfgInfo run(const Function& f, FunctionAnalysisManager& am);
 };
 

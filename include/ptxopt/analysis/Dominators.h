@@ -59,18 +59,21 @@ struct DominanceFrontier {
 struct DominatorAnalysis {
   using Result = DominatorTree;
   static constexpr const char* kName = "dom";
+  static constexpr bool kCfgOnly = true;
   static DominatorTree run(const Function& f, FunctionAnalysisManager& am);
 };
 
 struct PostDominatorAnalysis {
   using Result = PostDominatorTree;
   static constexpr const char* kName = "postdom";
+  static constexpr bool kCfgOnly = true;
   static PostDominatorTree run(const Function& f, FunctionAnalysisManager& am);
 };
 
 struct DominanceFrontierAnalysis {
   using Result = DominanceFrontier;
   static constexpr const char* kName = "domfrontier";
+  static constexpr bool kCfgOnly = true;
   static DominanceFrontier run(const Function& f, FunctionAnalysisManager& am);
 };
 

@@ -30,6 +30,7 @@ void forEachKilledReg(const Instruction& inst, F&& f) {
 struct LivenessAnalysis {
   using Result = Liveness;
   static constexpr const char* kName = "liveness";
+  static constexpr bool kCfgOnly = false;
   static Liveness run(const Function& f, FunctionAnalysisManager& am);
 };
 

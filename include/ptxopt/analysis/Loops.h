@@ -42,6 +42,7 @@ struct LoopInfo {
 struct LoopAnalysis {
   using Result = LoopInfo;
   static constexpr const char* kName = "loops";
+  static constexpr bool kCfgOnly = true;
   static LoopInfo run(const Function& f, FunctionAnalysisManager& am);
 };
 

@@ -40,6 +40,7 @@ const Operand* memoryAddressOperand(const Instruction& inst);
 struct MemorySpaceAnalysis {
   using Result = MemorySpaceInfo;
   static constexpr const char* kName = "memspace";
+  static constexpr bool kCfgOnly = false;
   static MemorySpaceInfo run(const Function& f, FunctionAnalysisManager& am);
 };
 

@@ -58,6 +58,7 @@ class ReachingDefs {
 struct ReachingDefsAnalysis {
   using Result = ReachingDefs;
   static constexpr const char* kName = "reaching-defs";
+  static constexpr bool kCfgOnly = false;
   static ReachingDefs run(const Function& f, FunctionAnalysisManager& am);
 };
 

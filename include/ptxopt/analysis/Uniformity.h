@@ -56,6 +56,7 @@ bool isUniformResult(const Instruction& inst);
 struct UniformityAnalysis {
   using Result = UniformityInfo;
   static constexpr const char* kName = "uniformity";
+  static constexpr bool kCfgOnly = false;
   static UniformityInfo run(const Function& f, FunctionAnalysisManager& am);
 };
 

@@ -74,12 +74,26 @@ class PassContext {
   std::vector<Remark> remarks_;
 };
 
+// What a pass did: failed (with a message; the pipeline stops), changed the function (and
+// which cached analyses are still valid), or left it as it was.
+struct PassResult {
+  enum class Status : uint8_t { Failure, Changed, Unchanged } status = Status::Unchanged;
+  PreservedAnalyses preserved = PreservedAnalyses::all();
+  std::string error;
+
+  static PassResult unchanged() { return {}; }
+  static PassResult changed(PreservedAnalyses kept) { return {Status::Changed, std::move(kept), {}}; }
+  static PassResult failure(std::string why) { return {Status::Failure, PreservedAnalyses::none(), std::move(why)}; }
+  bool isChanged() const { return status == Status::Changed; }
+};
+
 class Pass {
  public:
   virtual ~Pass() = default;
-  // Transforms `f`; returns true when it changed anything (the caller then drops every cached
-  // analysis). The pass keeps the CFG edges up to date (buildCfg) when it changes branches.
-  virtual bool run(Function& f, FunctionAnalysisManager& am, PassContext& ctx) = 0;
+  // Transforms `f`. The pass keeps the CFG edges up to date (buildCfg) when it changes
+  // branches, and says which analyses it preserved; the pass manager drops the rest, and
+  // under --verify-each checks that those it kept still match the function.
+  virtual PassResult run(Function& f, FunctionAnalysisManager& am, PassContext& ctx) = 0;
 };
 
 struct PassInfo {

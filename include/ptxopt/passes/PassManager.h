@@ -29,6 +29,10 @@ struct PassRunResult {
   std::map<std::string, uint64_t> counts;          // "pass.counter" -> total
   std::vector<Remark> remarks;                     // in function order, then pass order
   std::map<std::string, double> seconds;           // per pass, summed over functions
+  // Analyses computed (a pass that preserves one saves its recomputation) and the time spent
+  // computing them, by analysis name, summed over functions.
+  std::map<std::string, unsigned> analysisRuns;
+  std::map<std::string, double> analysisSeconds;
   std::string printed;                             // --print-after output, in function order
   // --dot-cfg-after: (file stem, Graphviz text), e.g. ("k.before.branch-opt", "digraph ...").
   std::vector<std::pair<std::string, std::string>> dots;

@@ -10,5 +10,6 @@ PassInfo branchOptPassInfo();
 PassInfo deadCodeEliminationPassInfo();
 PassInfo breakEdgesPassInfo();
 PassInfo plantBugPassInfo();
+PassInfo staleCfgPassInfo();
 
 }  // namespace ptxopt
