@@ -34,9 +34,10 @@ demo: build
 	$(BUILD)/ptxrun --launch examples/reduce.json $(BUILD)/reduce.opt.ptx -j 1 --metrics
 
 test: test-gcc test-asan
+	@python3 scripts/test_summary.py $(BUILD) $(ASAN_BUILD)
 
 test-gcc: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --output-junit test-results/ctest.xml
 
 # Clang with AddressSanitizer and UndefinedBehaviorSanitizer, plus the libFuzzer smoke run.
 # It reuses the corpus that the GCC build compiled.
@@ -47,7 +48,7 @@ $(ASAN_BUILD)/build.ninja: | $(BUILD)/build.ninja
 
 test-asan: build $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
-	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) --output-junit test-results/ctest.xml
 
 bench: build
 	cmake --build $(BUILD) --target bench_parse_print

@@ -23,6 +23,8 @@ import subprocess
 import sys
 
 from specs import ELEM_FORMAT, buffer_params, first_difference, ignored, kernel_file, load_rules, spec_stems
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from skip import finish, skipped  # noqa: E402
 
 def compare_buffer(label, name, typ, got, want, skip):
     d = first_difference(got, want, typ, skip)
@@ -97,10 +99,12 @@ def main():
     ap.add_argument("--ptxrun-jobs", type=int, default=1, help="ptxrun's own -j (results must not depend on it)")
     args = ap.parse_args()
 
+    skips = []
+
     def present(dirs):
         for d in dirs:
             if not os.path.isdir(d):
-                print(f"SKIPPED: {d}: no such PTX build (compiler not found when configuring?)")
+                skips.append(f"{d}: no such PTX build (compiler not found when configuring?)")
         return [d for d in dirs if os.path.isdir(d)]
 
     def stems_of(specs_dir):
@@ -113,8 +117,7 @@ def main():
         groups.append((args.clang_specs, "clang_", [(d, "ref") for d in present(args.clang_ptx_dir)]))
     groups = [g for g in groups if g[2]]
     if not groups:
-        print("emu-corpus: SKIPPED: none of the PTX builds exist")
-        return 0
+        return skipped(skips + ["emu-corpus: none of the PTX builds exist"])
 
     errors, jobs, builds, nspecs = [], [], 0, 0
     for specs_dir, prefix, dirs in groups:
@@ -139,7 +142,7 @@ def main():
     print(f"emu-corpus: {len(jobs)} runs ({nspecs} specs, {builds} builds"
           + (", each also after ptxopt -O2" if args.ptxopt else "") + "): "
           + ("all match the references" if not errors else f"{len(errors)} mismatch(es)"))
-    return 0 if not errors else 1
+    return finish(errors, skips)
 
 
 if __name__ == "__main__":

@@ -27,15 +27,33 @@ config.substitutions.append(("%ptxopt", os.path.join(config.ptxopt_bin_dir, "ptx
 config.substitutions.append(("%ptxrun", os.path.join(config.ptxopt_bin_dir, "ptxrun")))
 
 import shutil
+
+# Tests declare the tools they need (REQUIRES: ptxas, REQUIRES: dot); without the tool lit
+# reports them UNSUPPORTED, never passed. Under CI every tool is installed by the setup, so a
+# missing one is an error rather than a silent skip.
+missing = []
 if shutil.which("dot"):
     config.available_features.add("dot")
 else:
-    lit_config.warning("Graphviz 'dot' not found: the svg picture test is SKIPPED (UNSUPPORTED)")
-
-# ptxas checks run when ptxas is installed; otherwise the check prints SKIPPED and why.
+    missing.append("Graphviz 'dot' (tests with REQUIRES: dot)")
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", config.ptxas))
 else:
-    lit_config.warning("ptxas not found: every 'ptxas accepts the output' check is SKIPPED")
-    config.substitutions.append(("%ptxas", "echo SKIPPED: ptxas not found, not checking"))
+    missing.append("ptxas (tests with REQUIRES: ptxas)")
+for what in missing:
+    if os.environ.get("CI"):
+        lit_config.fatal("CI: %s not found; those tests would be skipped" % what)
+    lit_config.warning("SKIPPED: %s not found; those tests are UNSUPPORTED" % what)
+
+# A file lit would not run is a test that passes by accident: everything under the test tree is
+# a test (.ptx, .test), an input (Inputs/) or the configuration.
+stray = []
+for root, dirs, files in os.walk(config.test_source_root):
+    dirs[:] = [d for d in dirs if d not in ("Inputs", "Output", "__pycache__")]
+    for name in files:
+        if not (name.endswith(".ptx") or name.endswith(".test") or name.startswith("lit.")):
+            stray.append(os.path.relpath(os.path.join(root, name), config.test_source_root))
+if stray:
+    lit_config.fatal("files under tests/lit that are neither tests nor inputs (move them to Inputs/ or delete them): " +
+                     ", ".join(sorted(stray)[:10]) + (" ..." if len(stray) > 10 else ""))
