@@ -42,6 +42,7 @@ class BranchOpt : public Pass {
     computeLayout();
     computeScopes();
     threadDepthUsed_.assign(f.blockIdBound(), 0);
+    rewritten_ = false;
 
     // RPO of the blocks as they are now (the walk does not revisit blocks it makes reachable
     // or unreachable; the seed's single pass, not a global fixed point). The pass owns the
@@ -98,7 +99,10 @@ class BranchOpt : public Pass {
     v.erase(std::find(v.begin(), v.end(), i));
   }
 
-  void edgesChanged(BasicBlock* b) { updateSuccessors(*f_, layoutIndex_[b->id()], tables_); }
+  void edgesChanged(BasicBlock* b) {
+    updateSuccessors(*f_, layoutIndex_[b->id()], tables_);
+    rewritten_ = true;
+  }
 
   // The value of predicate `p` as `use` reads it, when a single constant comparison defines it.
   std::optional<bool> constantPredicate(const Instruction& use, RegId p, std::string& why) {
@@ -190,6 +194,7 @@ class BranchOpt : public Pass {
         }
         if (any) {
           buildCfg(*f_);
+          rewritten_ = true;
           return true;
         }
       }
@@ -307,11 +312,14 @@ class BranchOpt : public Pass {
   }
 
   bool removeUnreachable() {
-    // The analyses cached before the rewrites are stale: the CFG analysis is recomputed from
-    // the current edges.
-    buildCfg(*f_);
-    am_->invalidate(PreservedAnalyses::none());
-    rd_ = nullptr;
+    // After a rewrite the analyses cached before it are stale: the CFG analysis is computed
+    // again from the current edges. Without one, the cached results stay (and serve the next
+    // pass if nothing is deleted here either).
+    if (rewritten_) {
+      buildCfg(*f_);
+      am_->invalidate(PreservedAnalyses::none());
+      rd_ = nullptr;
+    }
     const CfgInfo& cfg = am_->get<CfgAnalysis>();
     // Labels that must survive: named by a debug section or by a .branchtargets table.
     std::unordered_set<std::string_view> pinned = sectionNames();
@@ -363,6 +371,7 @@ class BranchOpt : public Pass {
   std::vector<size_t> layoutIndex_;
   std::vector<uint32_t> scopeAtEnd_;
   std::vector<uint32_t> threadDepthUsed_;
+  bool rewritten_ = false;  // some branch or table changed since the analyses were computed
 };
 
 }  // namespace
