@@ -1,8 +1,10 @@
 # kernel: matmul_tile
-# launch: grid=[3,3,1] block=[128,1,1] (num_warps=4, 16x16 output tile a program, BLOCK_K=16,
-#         num_stages=1: no cp.async software pipelining, so ptxrun can run it)
+# launch: grid=[3,3,1] block=[64,1,1] (num_warps=2, 16x16 output tile a program, BLOCK_K=16,
+#         num_stages=1: no cp.async software pipelining; with 4 warps the sm_80 code would
+#         load the operands with ldmatrix, and on sm_90a the result's layout change goes
+#         through stmatrix, which ptxrun does not run: only the sm_80 build is launched)
 # what: C = A @ B with a loop over K in BLOCK_K steps (masked K tail), tl.dot in IEEE fp32
-#       (FMA, no tensor cores). Integer-valued inputs keep every sum exact in any order.
+#       (no tensor cores: each output is one chain of fma.rn.f32 over k in order).
 import triton
 import triton.language as tl
 
@@ -30,5 +32,5 @@ TRITON = dict(fn=matmul_tile,
               signature={"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32", "M": "i32",
                          "N": "i32", "K": "i32", "stride_am": "i32", "stride_bk": "i32",
                          "stride_cm": "i32"},
-              constexprs={"BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16}, num_warps=4,
+              constexprs={"BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16}, num_warps=2,
               num_stages=1)
