@@ -11,7 +11,11 @@ with the project's .venv Python; no GPU needed).
       description (fn, sig) for that compute capability, through the CUDA toolkit's libNVVM.
 
 A kernel file is imported as a module named after the file, so the names in the PTX (numba
-mangles the module's name into the kernel's) do not depend on where the tree is. When numba
+mangles the module's name into the kernel's) do not depend on where the tree is, and compiled
+under its path relative to the tree, so Triton's `.file 1` is the same in every checkout. The
+output is the compilers' own, unchanged: Triton's line table also names the files of the
+installed triton package it inlined (e.g. `.file 2 ".../triton/language/standard.py"` for
+tl.sum), by their absolute path in .venv. When numba
 cannot load libNVVM it prints `SKIPPED: ...` and writes nothing; any other failure is an error.
 """
 import argparse
