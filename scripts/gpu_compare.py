@@ -34,6 +34,8 @@ from specs import first_difference, ignored, kernel_file, load_rules, spec_stems
 GROUPS = [  # (specs folder, stem prefix the PTX file lacks, PTX builds)
     ("tests/emu/specs", "", ["nvcc-sm90", "nvcc-sm75", "nvcc-sm90-G", "nvcc-sm90-lineinfo"]),
     ("tests/emu/specs-clang", "clang_", ["clang-sm75", "clang-sm80"]),
+    ("tests/emu/specs-triton", "triton_", ["triton-sm90a", "triton-sm80"]),
+    ("tests/emu/specs-numba", "numba_", ["numba-sm90", "numba-sm75"]),
 ]
 NUMPY_TYPE = {"s8": "int8", "s16": "int16", "s32": "int32", "s64": "int64", "u8": "uint8",
               "u16": "uint16", "u32": "uint32", "u64": "uint64", "f16": "float16",

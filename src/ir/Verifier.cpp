@@ -239,13 +239,15 @@ class FunctionVerifier {
         error(i.loc(), what + " must be a vector of " + std::to_string(width) + " elements (.v" + std::to_string(width) + ")");
         return;
       }
-      if (!byMod && !(spec.has(OperandAccept::Pack) && elems.size() >= 2)) {
+      // `{ %r1 }` without .v1 (Triton writes it) is one element, as ptxas reads it.
+      bool single = spec.has(OperandAccept::VecByMod) && width == 1 && elems.size() == 1;
+      if (!byMod && !single && !(spec.has(OperandAccept::Pack) && elems.size() >= 2)) {
         error(i.loc(), what + " must not be a vector");
         return;
       }
       // Packed elements (mov.b64 %rd, {%r1, %r2}) share the bits of the type.
       ScalarType elem = want;
-      if (!byMod && want != ScalarType::None) {
+      if (!byMod && !single && want != ScalarType::None) {
         unsigned bits = typeBits(want) / static_cast<unsigned>(elems.size());
         elem = bits == 8 ? ScalarType::B8 : bits == 16 ? ScalarType::B16 : bits == 32 ? ScalarType::B32 : bits == 64 ? ScalarType::B64 : ScalarType::None;
       }

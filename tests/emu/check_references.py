@@ -12,6 +12,12 @@ size the spec gives, plus stdout.txt. It also checks that
     clang/ in the kernels directory, when both exist): every kernel file tests/kernels/clang/F.cu has a spec
     E.json (or E.<variant>.json) in tests/emu/specs-clang for each of its `// kernel:` entries E
     (clang_F), whose "kernel" field is E, and every spec there is named after such an entry,
+  * with --group SPECS KERNELS PREFIX (tests/emu/specs-triton tests/kernels/triton triton_, and
+    the same for numba): every kernel file KERNELS/F.py names its entry in a `# kernel:` line and
+    has a spec PREFIX F.json (or PREFIX F.<variant>.json) in SPECS, unless a `# no-spec:` line
+    says why it cannot be run (then it has none); every spec there belongs to such a file, and a
+    spec's "kernel" field, where it has one, is that entry (numba's specs leave it out: the
+    PTX's one entry has a mangled name),
   * every spec has a registered reference and every registered reference a spec (in one of the
     two directories; a stem may not be in both), and
   * every S.compare.json belongs to a spec of its directory, names only its buffers, and stays in
@@ -134,6 +140,45 @@ def check_clang_kernels(kernels_dir, specs, errors):
     return kernel_files
 
 
+def header_field(path, field):
+    """The values of the file's `# field: value` lines (Python kernel files)."""
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"#\s*" + re.escape(field) + r":\s*(.*\S)", line)
+            if m:
+                out.append(m.group(1))
+    return out
+
+
+def check_py_kernels(kernels_dir, prefix, specs, errors):
+    """KERNELS/F.py (Triton or numba-cuda): a spec PREFIX F[.variant].json for each file without a
+    `# no-spec:` line, none for a file with one; each spec belongs to a file; "kernel", where a spec
+    has it, is the file's `# kernel:` entry."""
+    kernel_files = sorted(f[:-3] for f in os.listdir(kernels_dir) if f.endswith(".py"))
+    for k in kernel_files:
+        path = os.path.join(kernels_dir, k + ".py")
+        entries = header_field(path, "kernel")
+        if len(entries) != 1:
+            errors.append(f"{path}: expected one `# kernel:` line, found {len(entries)}")
+            continue
+        mine = {s: sp for s, sp in specs.items() if s == prefix + k or s.startswith(prefix + k + ".")}
+        no_spec = header_field(path, "no-spec")
+        if no_spec and mine:
+            errors.append(f"{path} says `no-spec` but has spec(s) {', '.join(sorted(mine))}")
+        elif not no_spec and not mine:
+            errors.append(f"kernel {path} has no spec {prefix}{k}.json (or a `# no-spec: why` line)")
+        for s, sp in mine.items():
+            if "kernel" in sp and sp["kernel"] != entries[0]:
+                errors.append(f"{s}.json: kernel '{sp['kernel']}' is not the entry '{entries[0]}' of {k}.py")
+    for s in specs:
+        base = s.split(".")[0]
+        if not base.startswith(prefix) or base[len(prefix):] not in kernel_files:
+            errors.append(f"{s}.json: no kernel file {base[len(prefix):] if base.startswith(prefix) else base}.py "
+                          f"in {kernels_dir} (spec names are {prefix}<file>)")
+    return kernel_files
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reference", required=True, help="the ptxopt_reference program")
@@ -143,6 +188,8 @@ def main():
                     "specs-clang directory beside --specs, when it and --kernels/clang both exist")
     ap.add_argument("--clang-kernels", help="tests/kernels/clang; default: the clang directory in --kernels, "
                     "when it and the specs-clang directory beside --specs both exist")
+    ap.add_argument("--group", nargs=3, action="append", default=[], metavar=("SPECS", "KERNELS", "PREFIX"),
+                    help="a spec directory of Python kernel files (Triton, numba-cuda) and its stem prefix")
     ap.add_argument("--work", required=True, help="output directory")
     args = ap.parse_args()
     if (args.clang_specs is None) != (args.clang_kernels is None):
@@ -164,6 +211,12 @@ def main():
         clang_compare = load_specs(args.clang_specs, "clang: ", clang_specs, spec_dirs, errors)
         compare_files += [(args.clang_specs, f) for f in clang_compare]
         specs.update(clang_specs)  # load_specs refused stems already in specs
+    group_specs = []
+    for specs_dir, kernels_dir, prefix in args.group:
+        mine = {}
+        compare_files += [(specs_dir, f) for f in load_specs(specs_dir, prefix + ": ", mine, spec_dirs, errors)]
+        specs.update(mine)
+        group_specs.append((kernels_dir, prefix, mine))
 
     # The registered references.
     registered = None
@@ -205,11 +258,16 @@ def main():
     if args.clang_kernels is not None:
         clang_files = check_clang_kernels(args.clang_kernels, clang_specs, errors)
 
+    group_files = 0
+    for kernels_dir, prefix, mine in group_specs:
+        group_files += len(check_py_kernels(kernels_dir, prefix, mine, errors))
+
     # Every registered reference has a spec (a stale name is a typo or a leftover).
     if registered is not None:
         for name in sorted(registered):
             if name not in specs:
-                where = args.specs + (f" or {args.clang_specs}" if args.clang_specs is not None else "")
+                where = " or ".join([args.specs] + ([args.clang_specs] if args.clang_specs is not None else [])
+                                    + [g[0] for g in args.group])
                 errors.append(f"reference '{name}' has no spec {name}.json in {where}")
 
     # Comparison rules belong to a spec of the same directory and stay within its buffers.
@@ -224,6 +282,8 @@ def main():
         print("FAIL: " + e)
     status = "ok" if not errors else f"{len(errors)} error(s)"
     clang = f" (+{len(clang_files)} clang)" if args.clang_kernels is not None else ""
+    if args.group:
+        clang += f" (+{group_files} Triton/numba)"
     print(f"emu-references: {ran}/{len(specs)} specs ran, {len(kernel_files)} kernel files{clang}, "
           f"{len(compare_files)} comparison rule files: {status}")
     return 0 if not errors else 1

@@ -10,6 +10,11 @@ Builds named with --uncontracted-ptx-dir (nvcc -G) did not contract a * b + c in
 reference runs with `ptxopt_reference --no-contract`.
 An optional S.compare.json lists element ranges to ignore ({"ignore": {"buf": [[a, b], ...]}})
 for results of `.approx` instructions, whose bits the emulator does not promise.
+More groups of specs, each with the PTX builds it runs on, come with --group PREFIX SPECS DIR...
+(tests/emu/specs-triton on the Triton builds, prefix triton_: the spec triton_K.json runs
+DIR/K.ptx); NOT_RUNNABLE names the (build, spec) pairs left out by design, with why (EXCLUDED). --skipped
+REASON (builds that could not be made, e.g. without the Triton/numba-cuda environment) prints
+SKIPPED and makes the exit code 77 (tests/skip.py).
 With --ptxopt, every PTX file is also optimized (`ptxopt -O2 --verify`) and the optimized PTX
 must match the same reference: the optimizer's passes preserve results on the whole corpus.
 Prints one line per mismatch and a summary; exits 1 on any mismatch.
@@ -25,6 +30,14 @@ import sys
 from specs import ELEM_FORMAT, buffer_params, first_difference, ignored, kernel_file, load_rules, spec_stems
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from skip import finish, skipped  # noqa: E402
+
+# (PTX build directory name, spec stem) pairs that are not launched, with why: the kernel's PTX in
+# that build has instructions ptxrun does not run by design (docs/EMULATOR.md).
+NOT_RUNNABLE = {
+    ("triton-sm90a", "triton_matmul_tile"):
+        "Triton changes the layout of the tl.dot result through stmatrix on sm_90a, which ptxrun does not run",
+}
+
 
 def compare_buffer(label, name, typ, got, want, skip):
     d = first_difference(got, want, typ, skip)
@@ -92,14 +105,20 @@ def main():
     ap.add_argument("--uncontracted-ptx-dir", action="append", default=[])
     ap.add_argument("--clang-specs", help="specs of tests/kernels/clang (stems clang_<file>)")
     ap.add_argument("--clang-ptx-dir", action="append", default=[])
+    ap.add_argument("--group", nargs="+", action="append", default=[], metavar="PREFIX SPECS DIR",
+                    help="a spec directory whose stems are PREFIX<file> and the PTX build directories it runs on")
+    ap.add_argument("--skipped", action="append", default=[], metavar="REASON",
+                    help="PTX builds that were not made, and why (printed as SKIPPED)")
     ap.add_argument("--work", required=True)
     ap.add_argument("--ptxopt", help="also check the PTX that `ptxopt -O2` makes of every file")
     ap.add_argument("--only", help="run only specs whose stem starts with this")
     ap.add_argument("-j", type=int, default=os.cpu_count() or 1, help="runs at a time")
     ap.add_argument("--ptxrun-jobs", type=int, default=1, help="ptxrun's own -j (results must not depend on it)")
     args = ap.parse_args()
-
-    skips = []
+    for g in args.group:
+        if len(g) < 3:
+            ap.error("--group needs PREFIX SPECS and at least one PTX directory")
+    skips = list(args.skipped)
 
     def present(dirs):
         for d in dirs:
@@ -115,6 +134,8 @@ def main():
                [(d, "ref-nc") for d in present(args.uncontracted_ptx_dir)])]
     if args.clang_specs:
         groups.append((args.clang_specs, "clang_", [(d, "ref") for d in present(args.clang_ptx_dir)]))
+    for prefix, specs_dir, *dirs in args.group:
+        groups.append((specs_dir, prefix, [(d, "ref") for d in present(dirs)]))
     groups = [g for g in groups if g[2]]
     if not groups:
         return skipped(skips + ["emu-corpus: none of the PTX builds exist"])
@@ -133,7 +154,13 @@ def main():
                                     "--out", out] + extra_of[kind], capture_output=True, text=True)
                 if r.returncode != 0:
                     errors.append(f"{stem}: ptxopt_reference exited {r.returncode}: {r.stderr.strip()}")
-        jobs += [(specs_dir, s, d, kind, prefix) for d, kind in dirs for s in stems]
+        for d, kind in dirs:
+            for s in stems:
+                why = NOT_RUNNABLE.get((os.path.basename(os.path.normpath(d)), s))
+                if why:
+                    print(f"EXCLUDED: {os.path.basename(os.path.normpath(d))}/{s}: {why}")
+                else:
+                    jobs.append((specs_dir, s, d, kind, prefix))
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.j) as pool:
         for errs in pool.map(lambda job: run_one(args, *job), jobs):
             errors += errs
