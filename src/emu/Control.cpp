@@ -97,19 +97,19 @@ void CtaRunner::atomic(Warp& w, const DInst& I, uint32_t exec) {
   const unsigned eb = I.elemBytes;
   const ScalarType t = I.t;
   const unsigned bits = eb * 8;
-  const bool red = I.mode2 == 1;
+  const bool red = I.noResult;
   const uint64_t* b = I.nsrc > 0 ? f->slot(I.src[0]) : nullptr;
   const uint64_t* c = I.nsrc > 1 ? f->slot(I.src[1]) : nullptr;
   uint64_t* d = red ? nullptr : f->slot(I.dst[0]);
   auto combine = [&](uint64_t old, int lane) -> uint64_t {
     uint64_t y = b[lane] & widthMask(bits);
-    switch (I.mode) {
-      case 1: return old & y;
-      case 2: return old | y;
-      case 3: return old ^ y;
-      case 4: return old == y ? (c[lane] & widthMask(bits)) : old;  // cas
-      case 5: return y;                                              // exch
-      case 6:                                                        // add
+    switch (I.atom) {
+      case AtomOp::And: return old & y;
+      case AtomOp::Or: return old | y;
+      case AtomOp::Xor: return old ^ y;
+      case AtomOp::Cas: return old == y ? (c[lane] & widthMask(bits)) : old;
+      case AtomOp::Exch: return y;
+      case AtomOp::Add:
         if (t == ScalarType::F32) {
           // atom.add.f32 rounds to nearest and flushes subnormals to zero
           float v = flushF(flushF(bitsFloat(static_cast<uint32_t>(old))) + flushF(bitsFloat(static_cast<uint32_t>(y))));
@@ -117,11 +117,11 @@ void CtaRunner::atomic(Warp& w, const DInst& I, uint32_t exec) {
         }
         if (t == ScalarType::F64) return doubleBits(bitsDouble(old) + bitsDouble(y));
         return (old + y) & widthMask(bits);
-      case 7: return old >= y ? 0 : (old + 1) & widthMask(bits);                 // inc
-      case 8: return (old == 0 || old > y) ? y : (old - 1) & widthMask(bits);    // dec
-      case 9:
-      case 10: {
-        bool isMax = I.mode == 10;
+      case AtomOp::Inc: return old >= y ? 0 : (old + 1) & widthMask(bits);
+      case AtomOp::Dec: return (old == 0 || old > y) ? y : (old - 1) & widthMask(bits);
+      case AtomOp::Min:
+      case AtomOp::Max: {
+        bool isMax = I.atom == AtomOp::Max;
         if (t == ScalarType::F32 || t == ScalarType::F64) {
           double x = readFloat(old, t), z = readFloat(y, t);
           double m = floatMinMax(x, z, isMax, false);
@@ -133,8 +133,8 @@ void CtaRunner::atomic(Warp& w, const DInst& I, uint32_t exec) {
         }
         return isMax ? std::max(old, y) : std::min(old, y);
       }
-      default: return old;
     }
+    return old;
   };
   forLanes(exec, [&](int lane) {
     uint64_t addr = a.address(I, lane);
@@ -272,9 +272,9 @@ void CtaRunner::arriveBarrier(Warp& w, const DInst& I, uint32_t exec) {
                              " reached it while lanes " + laneList(live & ~exec) + " are elsewhere (bar.sync and .aligned barriers need the whole warp)");
   BarrierState& B = barriers_[id];
   B.line = I.line;
-  const bool red = I.mode == 2;
+  const bool red = I.barrier == BarrierKind::Reduce;
   uint32_t predSrc = 1;
-  if (I.hi) {  // a thread count
+  if (I.hasCount) {
     uint64_t count = f->slot(I.src[1])[first] & 0xFFFFFFFFu;
     if (count == 0 || count % 32) faultAt(w, first, I, "barrier thread count " + std::to_string(count) + " is not a positive multiple of 32");
     B.countWarps = static_cast<uint32_t>(count / 32);
@@ -289,9 +289,9 @@ void CtaRunner::arriveBarrier(Warp& w, const DInst& I, uint32_t exec) {
       B.all = B.all && v;
       B.any = B.any || v;
     });
-    B.results.push_back({&w, f, I.dst[0], exec, I.mode2});
+    B.results.push_back({&w, f, I.dst[0], exec, I.barrierReduce});
   }
-  if (I.mode == 1) {  // arrive: count the warp once all its live lanes arrived, do not wait
+  if (I.barrier == BarrierKind::Arrive) {  // count the warp once all its live lanes arrived, do not wait
     w.arrived |= exec;
     ++e.pc;
     if ((w.arrived & live) == live) {
@@ -326,7 +326,7 @@ void CtaRunner::checkBarrier(uint32_t id) {
   if (B.arrivedWarps == 0 || B.arrivedWarps < expected) return;
   // Complete: write .red results, release the waiting warps, reset.
   for (const auto& r : B.results) {
-    uint64_t v = r.mode == 0 ? B.popc : r.mode == 1 ? B.all : B.any;
+    uint64_t v = r.op == BarrierReduce::Popc ? B.popc : r.op == BarrierReduce::And ? B.all : B.any;
     uint64_t* d = r.frame->slot(r.slot);
     forLanes(r.lanes, [&](int lane) { d[lane] = v; });
   }
@@ -384,11 +384,11 @@ void CtaRunner::warpCollective(Warp& w, const DInst& I, uint32_t exec) {
         int minLane = lane & segmask;
         int j = lane;
         bool pval = false;
-        switch (I.mode) {
-          case 0: j = lane - bval; pval = j >= maxLane; break;
-          case 1: j = lane + bval; pval = j <= maxLane; break;
-          case 2: j = lane ^ bval; pval = j <= maxLane; break;
-          case 3: j = minLane | (bval & ~segmask); pval = j <= maxLane; break;
+        switch (I.shfl) {
+          case ShflMode::Up: j = lane - bval; pval = j >= maxLane; break;
+          case ShflMode::Down: j = lane + bval; pval = j <= maxLane; break;
+          case ShflMode::Bfly: j = lane ^ bval; pval = j <= maxLane; break;
+          case ShflMode::Idx: j = minLane | (bval & ~segmask); pval = j <= maxLane; break;
         }
         if (!pval) j = lane;
         d[lane] = src[j & 31];
@@ -405,11 +405,11 @@ void CtaRunner::warpCollective(Warp& w, const DInst& I, uint32_t exec) {
       forLanes(exec, [&](int lane) { ballot |= static_cast<uint32_t>(((a[lane] & 1) != 0) != negate) << lane; });
       forLanes(exec, [&](int lane) {
         uint32_t g = group(lane, m), b = ballot & g;
-        switch (I.mode) {
-          case 0: d[lane] = b == g; break;
-          case 1: d[lane] = b != 0; break;
-          case 2: d[lane] = b == 0 || b == g; break;
-          default: d[lane] = b; break;
+        switch (I.vote) {
+          case VoteMode::All: d[lane] = b == g; break;
+          case VoteMode::Any: d[lane] = b != 0; break;
+          case VoteMode::Uni: d[lane] = b == 0 || b == g; break;
+          case VoteMode::Ballot: d[lane] = b; break;
         }
       });
       return;
@@ -423,7 +423,7 @@ void CtaRunner::warpCollective(Warp& w, const DInst& I, uint32_t exec) {
       forLanes(exec, [&](int lane) {
         uint32_t g = group(lane, mm), same = 0;
         forLanes(g, [&](int o) { same |= static_cast<uint32_t>((a[o] & m) == (a[lane] & m)) << o; });
-        if (I.mode == 0) {
+        if (!I.matchAll) {
           d[lane] = same;
         } else {
           d[lane] = same == g ? g : 0;
@@ -443,13 +443,13 @@ void CtaRunner::warpCollective(Warp& w, const DInst& I, uint32_t exec) {
         uint64_t acc = a[first] & 0xFFFFFFFFu;
         forLanes(g & ~(1u << first), [&](int o) {
           uint64_t x = a[o] & 0xFFFFFFFFu;
-          switch (I.mode) {
-            case 0: acc = (acc + x) & 0xFFFFFFFFu; break;
-            case 1: acc = sg ? (signExtend(x, 32) < signExtend(acc, 32) ? x : acc) : std::min(acc, x); break;
-            case 2: acc = sg ? (signExtend(x, 32) > signExtend(acc, 32) ? x : acc) : std::max(acc, x); break;
-            case 3: acc &= x; break;
-            case 4: acc |= x; break;
-            case 5: acc ^= x; break;
+          switch (I.redux) {
+            case ReduxOp::Add: acc = (acc + x) & 0xFFFFFFFFu; break;
+            case ReduxOp::Min: acc = sg ? (signExtend(x, 32) < signExtend(acc, 32) ? x : acc) : std::min(acc, x); break;
+            case ReduxOp::Max: acc = sg ? (signExtend(x, 32) > signExtend(acc, 32) ? x : acc) : std::max(acc, x); break;
+            case ReduxOp::And: acc &= x; break;
+            case ReduxOp::Or: acc |= x; break;
+            case ReduxOp::Xor: acc ^= x; break;
           }
         });
         d[lane] = acc;

@@ -126,12 +126,6 @@ class CtaRunner {
   uint64_t generic(StateSpace s, uint64_t addr) const { return windowBase(s) + addr; }
 
   // Instructions.
-  void intArith(Warp& w, const DInst& I, uint32_t exec);
-  void bitOp(Warp& w, const DInst& I, uint32_t exec);
-  void floatArith(Warp& w, const DInst& I, uint32_t exec);
-  void halfArith(Warp& w, const DInst& I, uint32_t exec);
-  void setp(Warp& w, const DInst& I, uint32_t exec);
-  void cvt(Warp& w, const DInst& I, uint32_t exec);
   struct MemRef {
     StateSpace space = StateSpace::Generic;
     const uint64_t* base = nullptr;  // per-lane address register, or
@@ -169,7 +163,7 @@ class CtaRunner {
       Frame* frame;
       uint32_t slot;
       uint32_t lanes;
-      uint8_t mode;
+      BarrierReduce op;
     };
     std::vector<Result> results;
   };

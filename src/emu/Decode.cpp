@@ -3,7 +3,7 @@
 #include <cstring>
 #include <map>
 
-#include "FastPath.h"
+#include "Kernels.h"
 #include "Program.h"
 #include "ptxopt/analysis/CfgInfo.h"
 #include "ptxopt/analysis/Dominators.h"
@@ -23,6 +23,17 @@ uint64_t naturalAlign(const Variable& v) {
   if (v.vec) e *= v.vec;
   return e;
 }
+
+// What the emulator does with each opcode: a family and, for arithmetic and logic, the
+// sub-operation. Opcodes not listed are not emulated.
+enum class Family : uint8_t {
+  None, Move, Arith, Bit, Sad, Dp, Compare, Select, Slct, Convert, Cvta, Isspacep, Load, Store, Atomic,
+  Branch, BranchIndexed, Call, Return, Exit, Trap, Barrier, WarpSync, Shuffle, Vote, Match, Redux, Activemask, Nop,
+};
+struct OpDecode {
+  Family family = Family::None;
+  uint8_t sub = 0;  // ArithOp or BitOp
+};
 
 class Decoder {
  public:
@@ -223,11 +234,20 @@ class Decoder {
 
   bool decodeFunction(DFunction& f, std::string& error);
   bool decodeInstruction(DFunction& f, const Instruction& inst, DInst& di);
+  bool decodeOperands(DFunction& f, const Instruction& inst, DInst& di);
+  bool decodeMove(const Instruction& inst, DInst& di);
+  bool decodeArith(const Instruction& inst, ArithOp op, DInst& di);
+  bool decodeBit(const Instruction& inst, BitOp op, DInst& di);
+  bool decodeCompare(const Instruction& inst, DInst& di);
+  bool decodeMemory(const Instruction& inst, Family family, DInst& di);
+  bool decodeBarrier(const Instruction& inst, DInst& di);
+  bool decodeWarp(const Instruction& inst, Family family, DInst& di);
   bool decodeAddress(const Operand& o, DInst& di);
   bool decodeCall(DFunction& f, const Instruction& inst, DInst& di);
 
   static constexpr uint32_t kSpecialBase = 0x40000000u;
   static constexpr uint32_t kSinkSlot = 0x7FFFFFF0u;
+  static constexpr uint32_t kCarrySlot = 0x7FFFFFF1u;
 
   const Module& m_;
   Program& p_;
@@ -337,7 +357,7 @@ bool Decoder::decodeFunction(DFunction& f, std::string& error) {
       }
       unsupportedWhy_.clear();
       if (decodeInstruction(f, *inst, di)) {
-        di.fast = selectFastPath(di);
+        selectKernels(di);
       } else {
         DInst bad;
         bad.ir = inst;
@@ -380,6 +400,7 @@ bool Decoder::decodeFunction(DFunction& f, std::string& error) {
     for (uint32_t& s : di.dst) fix(s);
     for (uint32_t& s : di.src) fix(s);
     fix(di.addrSlot);
+    if (di.carrySlot == kCarrySlot) di.carrySlot = sinkSlot + 1;
   }
   return true;
 }
@@ -467,413 +488,316 @@ bool Decoder::decodeCall(DFunction& f, const Instruction& inst, DInst& di) {
   return true;
 }
 
-bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di) {
-  const uint32_t n = inst.numOperands();
-  auto src = [&](uint32_t k, ScalarType t) -> bool {
-    if (k >= n) return fail("missing operand");
-    const Operand& o = inst.operand(k);
+// ---- instructions -------------------------------------------------------------------------
+
+// Register slots of every operand, in operand order, from the instruction's operand shape
+// (Opcodes.def): written registers (pairs and vectors element by element) to dst, read
+// values to src with the type the shape gives each, the address to the address fields, a
+// variable's name read as a value (mov, cvta) to addrSym. Free-form instructions (calls,
+// opaque families) are left to their family.
+bool Decoder::decodeOperands(DFunction& f, const Instruction& inst, DInst& di) {
+  const OperandShape* shape = selectShape(inst);
+  if (!shape) return signatureOf(inst.opcode()).isFree() || fail("no operand shape fits");
+  auto dst = [&](const Operand& o) {
+    if (di.ndst >= 8) return fail("too many results");
+    return dstSlot(o, di.dst[di.ndst++]);
+  };
+  auto src = [&](const Operand& o, ScalarType t) {
+    if (di.nsrc >= 8) return fail("too many operands");
     if (o.negated()) di.negMask |= static_cast<uint8_t>(1u << di.nsrc);
     return srcSlot(f, o, t, di.src[di.nsrc++]);
   };
-  auto dst = [&](uint32_t k) -> bool {
-    if (k >= n) return fail("missing operand");
+  for (uint32_t k = 0; k < inst.numOperands(); ++k) {
+    const OperandSpec& spec = shape->ops[k];
     const Operand& o = inst.operand(k);
-    if (o.kind == OperandKind::Pair) {
-      for (const Operand& e : inst.elements(o))
-        if (!dstSlot(e, di.dst[di.ndst++])) return false;
-      return true;
+    if (spec.role == OperandRole::Label || spec.role == OperandRole::Table) continue;
+    if (spec.role == OperandRole::Address) {
+      if (!decodeAddress(o, di)) return false;
+      continue;
     }
-    return dstSlot(o, di.dst[di.ndst++]);
-  };
-  auto vectorOrReg = [&](const Operand& o, bool isDst, ScalarType t) -> bool {
-    if (o.kind == OperandKind::Vector) {
-      for (const Operand& e : inst.elements(o)) {
-        if (isDst) {
-          if (!dstSlot(e, di.dst[di.ndst++])) return false;
-        } else if (!srcSlot(f, e, t, di.src[di.nsrc++])) {
-          return false;
-        }
-        if (di.ndst > 8 || di.nsrc > 8) return fail("vector too wide");
+    const bool composite = o.kind == OperandKind::Vector || o.kind == OperandKind::Pair;
+    if (spec.def) {
+      if (composite) {
+        for (const Operand& e : inst.elements(o))
+          if (!dst(e)) return false;
+      } else if (!dst(o)) {
+        return false;
       }
-      return true;
+      continue;
     }
-    if (isDst) return dstSlot(o, di.dst[di.ndst++]);
-    return srcSlot(f, o, t, di.src[di.nsrc++]);
-  };
-  ScalarType t = di.t;
+    if (o.kind == OperandKind::Symbol) {  // the address of a variable or function
+      di.symbolOperand = true;
+      di.addrSym = resolveSymbol(o.id);
+      di.addrOffset = o.value;
+      if (di.addrSym.kind == SymRef::Kind::None) return fail("unknown symbol " + std::string(m_.str(o.id)));
+      continue;
+    }
+    // Packed elements (mov.b64 %rd, {%r1, %r2}) are raw bits; vector elements have the type.
+    ScalarType t = spec.has(OperandAccept::Pack) && composite ? ScalarType::B64 : resolveType(spec.type, inst);
+    if (composite) {
+      for (const Operand& e : inst.elements(o))
+        if (!src(e, t)) return false;
+    } else if (!src(o, t)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+namespace {
+
+const OpDecode& decodeOf(Opcode op) {
+  static const auto table = [] {
+    std::array<OpDecode, static_cast<size_t>(Opcode::NumOpcodes)> t{};
+    auto set = [&](Opcode op, Family f, uint8_t sub = 0) { t[static_cast<size_t>(op)] = {f, sub}; };
+    auto arith = [&](Opcode op, ArithOp a) { set(op, Family::Arith, static_cast<uint8_t>(a)); };
+    auto bit = [&](Opcode op, BitOp b) { set(op, Family::Bit, static_cast<uint8_t>(b)); };
+    arith(Opcode::Add, ArithOp::Add), arith(Opcode::Addc, ArithOp::Add), arith(Opcode::Sub, ArithOp::Sub);
+    arith(Opcode::Subc, ArithOp::Sub), arith(Opcode::Mul, ArithOp::Mul), arith(Opcode::Mad, ArithOp::Mad);
+    arith(Opcode::Madc, ArithOp::Mad), arith(Opcode::Fma, ArithOp::Mad), arith(Opcode::Div, ArithOp::Div);
+    arith(Opcode::Rem, ArithOp::Rem), arith(Opcode::Abs, ArithOp::Abs), arith(Opcode::Neg, ArithOp::Neg);
+    arith(Opcode::Min, ArithOp::Min), arith(Opcode::Max, ArithOp::Max), arith(Opcode::Mul24, ArithOp::Mul24);
+    arith(Opcode::Mad24, ArithOp::Mad24), arith(Opcode::Sqrt, ArithOp::Sqrt), arith(Opcode::Rsqrt, ArithOp::Rsqrt);
+    arith(Opcode::Rcp, ArithOp::Rcp), arith(Opcode::Ex2, ArithOp::Ex2), arith(Opcode::Lg2, ArithOp::Lg2);
+    arith(Opcode::Sin, ArithOp::Sin), arith(Opcode::Cos, ArithOp::Cos), arith(Opcode::Tanh, ArithOp::Tanh);
+    arith(Opcode::Copysign, ArithOp::Copysign), arith(Opcode::Testp, ArithOp::Testp);
+    bit(Opcode::And, BitOp::And), bit(Opcode::Or, BitOp::Or), bit(Opcode::Xor, BitOp::Xor), bit(Opcode::Not, BitOp::Not);
+    bit(Opcode::Cnot, BitOp::Cnot), bit(Opcode::Popc, BitOp::Popc), bit(Opcode::Clz, BitOp::Clz);
+    bit(Opcode::Bfind, BitOp::Bfind), bit(Opcode::Brev, BitOp::Brev), bit(Opcode::Bfe, BitOp::Bfe);
+    bit(Opcode::Bfi, BitOp::Bfi), bit(Opcode::Prmt, BitOp::Prmt), bit(Opcode::Lop3, BitOp::Lop3);
+    bit(Opcode::Shf, BitOp::Shf), bit(Opcode::Shl, BitOp::Shl), bit(Opcode::Shr, BitOp::Shr);
+    bit(Opcode::Bmsk, BitOp::Bmsk), bit(Opcode::Szext, BitOp::Szext);
+    set(Opcode::Mov, Family::Move), set(Opcode::Sad, Family::Sad), set(Opcode::Dp4a, Family::Dp), set(Opcode::Dp2a, Family::Dp);
+    set(Opcode::Setp, Family::Compare), set(Opcode::Set, Family::Compare), set(Opcode::Selp, Family::Select);
+    set(Opcode::Slct, Family::Slct), set(Opcode::Cvt, Family::Convert), set(Opcode::Cvta, Family::Cvta);
+    set(Opcode::Isspacep, Family::Isspacep), set(Opcode::Ld, Family::Load), set(Opcode::Ldu, Family::Load);
+    set(Opcode::St, Family::Store), set(Opcode::Atom, Family::Atomic), set(Opcode::Red, Family::Atomic);
+    set(Opcode::Bra, Family::Branch), set(Opcode::BrxIdx, Family::BranchIndexed), set(Opcode::Call, Family::Call);
+    set(Opcode::Ret, Family::Return), set(Opcode::Exit, Family::Exit), set(Opcode::Trap, Family::Trap);
+    set(Opcode::Bar, Family::Barrier), set(Opcode::Barrier, Family::Barrier), set(Opcode::BarWarpSync, Family::WarpSync);
+    set(Opcode::ShflSync, Family::Shuffle), set(Opcode::Shfl, Family::Shuffle), set(Opcode::VoteSync, Family::Vote);
+    set(Opcode::Vote, Family::Vote), set(Opcode::Match, Family::Match), set(Opcode::ReduxSync, Family::Redux);
+    set(Opcode::Activemask, Family::Activemask);
+    // No effect a single launch can observe: fences, prefetches, sleeps, profiler events, and
+    // programmatic dependent launch (no prerequisite grid; launching dependents early is a hint).
+    for (Opcode op : {Opcode::Membar, Opcode::Fence, Opcode::Prefetch, Opcode::Prefetchu, Opcode::Nanosleep,
+                      Opcode::Pmevent, Opcode::Brkpt, Opcode::Griddepcontrol})
+      set(op, Family::Nop);
+    return t;
+  }();
+  return table[static_cast<size_t>(op)];
+}
+
+// The first of `mods` the instruction has, as its index; `otherwise` when none.
+template <typename E, size_t N>
+E pick(const Instruction& inst, const Mod (&mods)[N], E otherwise) {
+  for (size_t k = 0; k < N; ++k)
+    if (inst.has(mods[k])) return static_cast<E>(k);
+  return otherwise;
+}
+
+}  // namespace
+
+bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di) {
+  const OpDecode& d = decodeOf(inst.opcode());
+  if (d.family == Family::None) return fail("not emulated");
+  if (d.family == Family::Call) return decodeCall(f, inst, di);
+  if (!decodeOperands(f, inst, di)) return false;
   di.ftz = inst.has(Mod::Ftz);
   di.sat = inst.has(Mod::Sat);
   di.approx = inst.has(Mod::Approx);
+  di.relu = inst.has(Mod::Relu);
   if (auto r = inst.rounding()) {
     di.rnd = arithRounding(r);
     di.hasRounding = true;
     di.toIntegral = *r == Rounding::Rni || *r == Rounding::Rzi || *r == Rounding::Rmi || *r == Rounding::Rpi;
   }
-  TypeClass cls = t == ScalarType::None ? TypeClass::Bit : typeClass(t);
-  bool isHalf = t == ScalarType::F16 || t == ScalarType::F16x2 || t == ScalarType::BF16 || t == ScalarType::BF16x2;
-
-  switch (inst.opcode()) {
-    case Opcode::Mov: {
-      if (n != 2) return fail("mov takes two operands");
-      const Operand& d = inst.operand(0);
-      const Operand& a = inst.operand(1);
-      if (a.kind == OperandKind::Vector) {
-        di.op = XOp::MovPack;
-        if (!dst(0)) return false;
-        unsigned parts = inst.elements(a).size();
-        di.elemBytes = static_cast<uint8_t>(typeBits(t) / 8 / std::max(1u, parts));
-        return vectorOrReg(a, false, ScalarType::B64);
-      }
-      if (d.kind == OperandKind::Vector) {
-        di.op = XOp::MovUnpack;
-        if (!vectorOrReg(d, true, t)) return false;
-        di.elemBytes = static_cast<uint8_t>(typeBits(t) / 8 / std::max<unsigned>(1, di.ndst));
-        return src(1, t);
-      }
-      if (a.kind == OperandKind::Special) {
-        SpecialReg sr = static_cast<SpecialReg>(a.id);
-        if (sr == SpecialReg::Clock || sr == SpecialReg::ClockHi || sr == SpecialReg::Clock64 ||
-            sr == SpecialReg::Globaltimer || sr == SpecialReg::GlobaltimerLo || sr == SpecialReg::GlobaltimerHi) {
-          di.op = XOp::ReadClock;
-          di.mode = static_cast<uint8_t>(sr);
-          return dst(0);
-        }
-      }
-      di.op = XOp::Mov;
-      if (!dst(0)) return false;
-      if (a.kind == OperandKind::Symbol) {
-        di.addrSym = resolveSymbol(a.id);
-        if (di.addrSym.kind == SymRef::Kind::None) return fail("unknown symbol " + std::string(m_.str(a.id)));
-        di.addrOffset = a.value;
-        di.mode = 1;  // the address of a symbol
-        return true;
-      }
-      return src(1, t);
-    }
-    case Opcode::Add:
-    case Opcode::Sub:
-    case Opcode::Mul:
-    case Opcode::Mad:
-    case Opcode::Fma:
-    case Opcode::Div:
-    case Opcode::Rem:
-    case Opcode::Abs:
-    case Opcode::Neg:
-    case Opcode::Min:
-    case Opcode::Max:
-    case Opcode::Mul24:
-    case Opcode::Mad24:
-    case Opcode::Addc:
-    case Opcode::Subc:
-    case Opcode::Madc: {
-      if (!dst(0)) return false;
-      bool isFloat = cls == TypeClass::Float;
-      di.wide = inst.has(Mod::Wide);
-      di.hi = inst.has(Mod::Hi);
-      ScalarType st = t;
-      for (uint32_t k = 1; k < n; ++k) {
-        // mad.wide: the addend is twice as wide
-        ScalarType ot = st;
-        if (di.wide && k == 3) ot = typeBits(t) == 16 ? ScalarType::B32 : typeBits(t) == 32 ? ScalarType::B64 : t;
-        if (!src(k, ot)) return false;
-      }
-      if (isHalf) {
-        di.op = XOp::HalfArith;
-      } else if (isFloat) {
-        di.op = XOp::FloatArith;
-      } else {
-        di.op = XOp::IntArith;
-        di.setsCarry = inst.has(Mod::Cc);
-        di.readsCarry = inst.info().is(OpFlag::ReadsCarry);
-      }
-      switch (inst.opcode()) {
-        case Opcode::Add:
-        case Opcode::Addc: di.mode = Arith::Add; break;
-        case Opcode::Sub:
-        case Opcode::Subc: di.mode = Arith::Sub; break;
-        case Opcode::Mul: di.mode = Arith::Mul; break;
-        case Opcode::Mad:
-        case Opcode::Madc:
-        case Opcode::Fma: di.mode = Arith::Mad; break;
-        case Opcode::Div: di.mode = Arith::Div; break;
-        case Opcode::Rem: di.mode = Arith::Rem; break;
-        case Opcode::Abs: di.mode = Arith::Abs; break;
-        case Opcode::Neg: di.mode = Arith::Neg; break;
-        case Opcode::Min: di.mode = Arith::Min; break;
-        case Opcode::Max: di.mode = Arith::Max; break;
-        case Opcode::Mul24: di.mode = Arith::Mul24; break;
-        case Opcode::Mad24: di.mode = Arith::Mad24; break;
-        default: break;
-      }
-      di.mode2 = inst.has(Mod::NaN) ? 1 : inst.has(Mod::Xorsign) ? 2 : 0;
-      if (inst.has(Mod::Relu)) di.mode2 |= 4;
-      return true;
-    }
-    case Opcode::Sqrt:
-    case Opcode::Rsqrt:
-    case Opcode::Rcp:
-    case Opcode::Ex2:
-    case Opcode::Lg2:
-    case Opcode::Sin:
-    case Opcode::Cos:
-    case Opcode::Tanh:
-    case Opcode::Copysign:
-    case Opcode::Testp: {
-      if (inst.opcode() == Opcode::Testp) {
-        di.op = XOp::FloatArith;
-        if (!dst(0) || !src(1, t)) return false;
-        // the test: finite, infinite, number, notanumber, normal, subnormal
-        const Mod tests[] = {Mod::Finite, Mod::Infinite, Mod::Number, Mod::Notanumber, Mod::Normal, Mod::Subnormal};
-        for (uint8_t k = 0; k < 6; ++k)
-          if (inst.has(tests[k])) di.mode2 = k;
-        di.mode = Arith::Testp;
-        return true;
-      }
-      if (!dst(0)) return false;
-      for (uint32_t k = 1; k < n; ++k)
-        if (!src(k, t)) return false;
-      di.op = isHalf ? XOp::HalfArith : XOp::FloatArith;
-      switch (inst.opcode()) {  // the codes the executor knows: 20 sqrt ... 28 copysign
-        case Opcode::Sqrt: di.mode = Arith::Sqrt; break;
-        case Opcode::Rsqrt: di.mode = Arith::Rsqrt; break;
-        case Opcode::Rcp: di.mode = Arith::Rcp; break;
-        case Opcode::Ex2: di.mode = Arith::Ex2; break;
-        case Opcode::Lg2: di.mode = Arith::Lg2; break;
-        case Opcode::Sin: di.mode = Arith::Sin; break;
-        case Opcode::Cos: di.mode = Arith::Cos; break;
-        case Opcode::Tanh: di.mode = Arith::Tanh; break;
-        case Opcode::Copysign: di.mode = Arith::Copysign; break;
-        default: break;
-      }
-      return true;
-    }
-    case Opcode::And:
-    case Opcode::Or:
-    case Opcode::Xor:
-    case Opcode::Not:
-    case Opcode::Cnot:
-    case Opcode::Popc:
-    case Opcode::Clz:
-    case Opcode::Bfind:
-    case Opcode::Brev:
-    case Opcode::Bfe:
-    case Opcode::Bfi:
-    case Opcode::Prmt:
-    case Opcode::Lop3:
-    case Opcode::Shf:
-    case Opcode::Shl:
-    case Opcode::Shr:
-    case Opcode::Bmsk:
-    case Opcode::Szext: {
-      di.op = XOp::BitOp;
-      di.mode = static_cast<uint8_t>(inst.opcode());
-      if (!dst(0)) return false;
-      for (uint32_t k = 1; k < n; ++k) {
-        ScalarType ot = t;
-        // shift amounts, bit positions and lengths, selectors and lop3's table are 32-bit
-        if ((inst.is(Opcode::Shl) || inst.is(Opcode::Shr)) && k == 2) ot = ScalarType::U32;
-        if (inst.is(Opcode::Bfe) && k >= 2) ot = ScalarType::U32;
-        if (inst.is(Opcode::Bfi) && k >= 3) ot = ScalarType::U32;
-        if (inst.is(Opcode::Prmt) || inst.is(Opcode::Shf) || inst.is(Opcode::Lop3)) ot = ScalarType::B32;
-        if (!src(k, ot)) return false;
-      }
-      if (inst.is(Opcode::Shf)) di.mode2 = (inst.has(Mod::L) ? 1 : 0) | (inst.has(Mod::Clamp) ? 2 : 0);
-      if (inst.is(Opcode::Bfind)) di.mode2 = inst.has(Mod::Shiftamt);
-      if (inst.is(Opcode::Prmt)) {
-        const Mod modes[] = {Mod::F4e, Mod::B4e, Mod::Rc8, Mod::Ecl, Mod::Ecr, Mod::Rc16};
-        for (uint8_t k = 0; k < 6; ++k)
-          if (inst.has(modes[k])) di.mode2 = static_cast<uint8_t>(k + 1);
-      }
-      if (inst.is(Opcode::Bmsk)) di.mode2 = inst.has(Mod::Wrap);
-      return true;
-    }
-    case Opcode::Sad:
-      di.op = XOp::Sad;
-      return dst(0) && src(1, t) && src(2, t) && src(3, t);
-    case Opcode::Dp4a:
-    case Opcode::Dp2a:
+  switch (d.family) {
+    case Family::Move: return decodeMove(inst, di);
+    case Family::Arith: return decodeArith(inst, static_cast<ArithOp>(d.sub), di);
+    case Family::Bit: return decodeBit(inst, static_cast<BitOp>(d.sub), di);
+    case Family::Sad: di.op = XOp::Sad; return true;
+    case Family::Dp:
       di.op = XOp::Dp;
-      di.mode = inst.is(Opcode::Dp4a) ? 4 : 2;
-      di.mode2 = inst.has(Mod::Hi);
-      return dst(0) && src(1, ScalarType::B32) && src(2, ScalarType::B32) && src(3, ScalarType::B32);
-    case Opcode::Setp:
-    case Opcode::Set: {
-      di.op = inst.is(Opcode::Setp) ? XOp::Setp : XOp::Set;
-      auto c = inst.cmp();
-      if (!c) return fail("comparison missing");
-      di.mode = static_cast<uint8_t>(*c);
-      di.mode2 = inst.has(Mod::And) ? 1 : inst.has(Mod::Or) ? 2 : inst.has(Mod::Xor) ? 3 : 0;
-      ScalarType ct = inst.is(Opcode::Setp) ? t : di.t2;  // set.cmp.dtype.stype
-      if (inst.is(Opcode::Set)) {
-        di.t2 = di.t;   // destination type
-        di.t = ct = inst.type(1);
-      }
-      if (!dst(0)) return false;
-      if (!src(1, ct) || !src(2, ct)) return false;
-      if (n > 3 && !src(3, ScalarType::Pred)) return false;
+      di.dpFour = inst.is(Opcode::Dp4a);
+      di.dpHigh = inst.has(Mod::Hi);
       return true;
-    }
-    case Opcode::Selp:
-      di.op = XOp::Selp;
-      return dst(0) && src(1, t) && src(2, t) && src(3, ScalarType::Pred);
-    case Opcode::Slct:
-      di.op = XOp::Slct;
-      di.t2 = inst.type(1);
-      return dst(0) && src(1, t) && src(2, t) && src(3, di.t2);
-    case Opcode::Cvt: {
-      di.op = XOp::Cvt;
-      if (inst.has(Mod::Relu)) di.mode2 |= 4;
-      // cvt.f16x2.f32 d, a, b packs two conversions: a into the upper half, b into the lower.
-      if (t == ScalarType::F16x2 || t == ScalarType::BF16x2) return n == 3 && dst(0) && src(1, di.t2) && src(2, di.t2);
-      return dst(0) && src(1, di.t2);
-    }
-    case Opcode::Cvta: {
+    case Family::Compare: return decodeCompare(inst, di);
+    case Family::Select: di.op = XOp::Selp; return true;
+    case Family::Slct: di.op = XOp::Slct; return true;
+    case Family::Convert: di.op = XOp::Cvt; return true;
+    case Family::Cvta:
       di.op = XOp::Cvta;
       di.space = inst.space();
-      di.mode = inst.has(Mod::To) ? 1 : 0;
-      if (n != 2) return fail("cvta takes two operands");
-      if (!dst(0)) return false;
-      const Operand& a = inst.operand(1);
-      if (a.kind == OperandKind::Symbol) {
-        di.addrSym = resolveSymbol(a.id);
-        di.addrOffset = a.value;
-        di.mode2 = 1;
-        return di.addrSym.kind != SymRef::Kind::None || fail("unknown symbol");
-      }
-      return src(1, t);
-    }
-    case Opcode::Isspacep:
+      di.toSpace = inst.has(Mod::To);
+      return true;
+    case Family::Isspacep:
       di.op = XOp::Isspacep;
       di.space = inst.space();
-      return dst(0) && src(1, ScalarType::B64);
-    case Opcode::Ld:
-    case Opcode::Ldu: {
-      di.op = XOp::Ld;
-      di.space = inst.space();
-      di.strong = inst.has(Mod::Volatile) || inst.has(Mod::Relaxed) || inst.has(Mod::Acquire);
-      di.vec = static_cast<uint8_t>(inst.vectorWidth());
-      di.elemBytes = static_cast<uint8_t>(std::max(1u, typeBits(t) / 8));
-      if (n != 2) return fail("ld takes two operands");
-      if (!vectorOrReg(inst.operand(0), true, t)) return false;
-      return decodeAddress(inst.operand(1), di);
-    }
-    case Opcode::St: {
-      di.op = XOp::St;
-      di.space = inst.space();
-      di.strong = inst.has(Mod::Volatile) || inst.has(Mod::Relaxed) || inst.has(Mod::Release);
-      di.vec = static_cast<uint8_t>(inst.vectorWidth());
-      di.elemBytes = static_cast<uint8_t>(std::max(1u, typeBits(t) / 8));
-      if (n != 2) return fail("st takes two operands");
-      if (!decodeAddress(inst.operand(0), di)) return false;
-      return vectorOrReg(inst.operand(1), false, t);
-    }
-    case Opcode::Atom:
-    case Opcode::Red: {
-      di.op = XOp::Atom;
-      di.space = inst.space();
-      di.elemBytes = static_cast<uint8_t>(std::max(1u, typeBits(t) / 8));
-      if (inst.vectorWidth() != 1) return fail("vector atomics are not supported");
-      const Mod ops[] = {Mod::And, Mod::Or, Mod::Xor, Mod::Cas, Mod::Exch, Mod::Add, Mod::Inc, Mod::Dec, Mod::Min, Mod::Max};
-      for (uint8_t k = 0; k < 10; ++k)
-        if (inst.has(ops[k])) di.mode = static_cast<uint8_t>(k + 1);
-      if (!di.mode) return fail("atomic operation missing");
-      uint32_t k = 0;
-      if (inst.is(Opcode::Atom)) {
-        if (!dst(0)) return false;
-        k = 1;
-      } else {
-        di.mode2 = 1;  // red: no result
-      }
-      if (di.elemBytes != 4 && di.elemBytes != 8) return fail("atomics on " + std::to_string(di.elemBytes) + "-byte values are not supported");
-      if (k >= n) return fail("missing address");
-      if (!decodeAddress(inst.operand(k), di)) return false;
-      for (uint32_t j = k + 1; j < n; ++j)
-        if (!src(j, t)) return false;
       return true;
+    case Family::Load:
+    case Family::Store:
+    case Family::Atomic: return decodeMemory(inst, d.family, di);
+    case Family::Branch: di.op = XOp::Bra; return true;
+    case Family::BranchIndexed: di.op = XOp::BrxIdx; return true;
+    case Family::Return: di.op = XOp::Ret; return true;
+    case Family::Exit: di.op = XOp::Exit; return true;
+    case Family::Trap: di.op = XOp::Trap; return true;
+    case Family::Barrier: return decodeBarrier(inst, di);
+    case Family::WarpSync:
+    case Family::Shuffle:
+    case Family::Vote:
+    case Family::Match:
+    case Family::Redux:
+    case Family::Activemask: return decodeWarp(inst, d.family, di);
+    case Family::Nop: di.op = XOp::Nop; return true;
+    default: return fail("not emulated");
+  }
+}
+
+bool Decoder::decodeMove(const Instruction& inst, DInst& di) {
+  const unsigned bytes = typeBits(di.t) / 8;
+  if (inst.operand(0).kind == OperandKind::Vector) {
+    di.op = XOp::MovUnpack;
+    di.elemBytes = static_cast<uint8_t>(bytes / std::max<unsigned>(1, di.ndst));
+    return true;
+  }
+  if (inst.operand(1).kind == OperandKind::Vector) {
+    di.op = XOp::MovPack;
+    di.elemBytes = static_cast<uint8_t>(bytes / std::max<unsigned>(1, di.nsrc));
+    return true;
+  }
+  di.op = XOp::Mov;
+  const Operand& a = inst.operand(1);
+  if (a.kind == OperandKind::Special) {
+    SpecialReg sr = static_cast<SpecialReg>(a.id);
+    if (sr == SpecialReg::Clock || sr == SpecialReg::ClockHi || sr == SpecialReg::Clock64 || sr == SpecialReg::Globaltimer ||
+        sr == SpecialReg::GlobaltimerLo || sr == SpecialReg::GlobaltimerHi) {
+      di.op = XOp::ReadClock;
+      di.clock = sr;
     }
-    case Opcode::Bra: di.op = XOp::Bra; return true;
-    case Opcode::BrxIdx:
-      di.op = XOp::BrxIdx;
-      return src(0, ScalarType::U32);
-    case Opcode::Call: return decodeCall(f, inst, di);
-    case Opcode::Ret: di.op = XOp::Ret; return true;
-    case Opcode::Exit: di.op = XOp::Exit; return true;
-    case Opcode::Trap: di.op = XOp::Trap; return true;
-    case Opcode::Bar:
-    case Opcode::Barrier: {
-      di.op = XOp::Barrier;
-      di.aligned = inst.is(Opcode::Bar) || inst.has(Mod::Aligned);
-      bool red = inst.has(Mod::Red), arrive = inst.has(Mod::Arrive);
-      di.mode = red ? 2 : arrive ? 1 : 0;
-      if (red) di.mode2 = inst.has(Mod::Popc) ? 0 : inst.has(Mod::And) ? 1 : 2;
-      uint32_t k = 0;
-      if (red) {
-        if (!dst(0)) return false;
-        k = 1;
-      }
-      if (!src(k, ScalarType::U32)) return false;  // barrier id
-      // optional thread count, then (red) the predicate
-      uint32_t rest = n - k - 1;
-      if (red) {
-        if (rest == 2 && !src(k + 1, ScalarType::U32)) return false;
-        if (!src(n - 1, ScalarType::Pred)) return false;
-        di.hi = rest == 2;  // has a thread count
-      } else if (rest >= 1) {
-        if (!src(k + 1, ScalarType::U32)) return false;
-        di.hi = true;
-      }
-      return true;
+  }
+  return true;
+}
+
+bool Decoder::decodeArith(const Instruction& inst, ArithOp op, DInst& di) {
+  di.arith = op;
+  di.nan = inst.has(Mod::NaN) ? MinMaxNaN::Propagate : MinMaxNaN::Drop;
+  if (inst.has(Mod::Xorsign)) return fail("min/max .xorsign.abs is not emulated");
+  const TypeClass cls = typeClass(di.t);
+  if (cls == TypeClass::Float) {
+    const bool half = di.t != ScalarType::F32 && di.t != ScalarType::F64;
+    di.op = half ? XOp::HalfArith : XOp::FloatArith;
+    if (!floatOpSupported(op, di.t)) return fail(std::string(inst.info().name) + " is not emulated for " + std::string(typeName(di.t)));
+    if (op == ArithOp::Testp) {
+      const Mod tests[] = {Mod::Finite, Mod::Infinite, Mod::Number, Mod::Notanumber, Mod::Normal, Mod::Subnormal};
+      di.test = pick(inst, tests, TestKind::Finite);
     }
-    case Opcode::BarWarpSync:
-      di.op = XOp::WarpSync;
-      return src(0, ScalarType::B32);
-    case Opcode::ShflSync:
-    case Opcode::Shfl: {
+    return true;
+  }
+  if (cls != TypeClass::Signed && cls != TypeClass::Unsigned && cls != TypeClass::Bit)
+    return fail(std::string(inst.info().name) + " is not emulated for this type");
+  if (op >= ArithOp::Sqrt) return fail(std::string(inst.info().name) + " of integers");
+  di.op = XOp::IntArith;
+  di.wide = inst.has(Mod::Wide);
+  di.hi = inst.has(Mod::Hi);
+  di.setsCarry = inst.has(Mod::Cc);
+  di.readsCarry = inst.info().is(OpFlag::ReadsCarry);
+  di.carrySlot = kCarrySlot;
+  return true;
+}
+
+bool Decoder::decodeBit(const Instruction& inst, BitOp op, DInst& di) {
+  di.op = XOp::BitOp;
+  di.bit = op;
+  if (di.ndst > 1) return fail("lop3 with a predicate result is not emulated");
+  di.shiftLeft = inst.has(Mod::L);
+  di.shiftAmount = inst.has(Mod::Shiftamt);
+  // shf: .clamp or .wrap; bmsk and szext: .wrap or .clamp
+  di.clamp = op == BitOp::Shf ? inst.has(Mod::Clamp) : !inst.has(Mod::Wrap);
+  const Mod modes[] = {Mod::None, Mod::F4e, Mod::B4e, Mod::Rc8, Mod::Ecl, Mod::Ecr, Mod::Rc16};
+  di.prmt = pick(inst, modes, PrmtMode::Index);
+  return true;
+}
+
+bool Decoder::decodeCompare(const Instruction& inst, DInst& di) {
+  di.op = inst.is(Opcode::Setp) ? XOp::Setp : XOp::Set;
+  auto c = inst.cmp();
+  if (!c) return fail("comparison missing");
+  di.cmp = *c;
+  const Mod ops[] = {Mod::None, Mod::And, Mod::Or, Mod::Xor};
+  di.boolOp = pick(inst, ops, BoolOp::None);
+  if (di.op == XOp::Set) {  // set.cmp.dtype.stype: compare in the second type, write the first
+    di.t2 = inst.type(0);
+    di.t = inst.type(1);
+  }
+  return true;
+}
+
+bool Decoder::decodeMemory(const Instruction& inst, Family family, DInst& di) {
+  di.space = inst.space();
+  di.vec = static_cast<uint8_t>(inst.vectorWidth());
+  di.elemBytes = static_cast<uint8_t>(std::max(1u, typeBits(di.t) / 8));
+  if (family == Family::Load) {
+    di.op = XOp::Ld;
+    di.strong = inst.has(Mod::Volatile) || inst.has(Mod::Relaxed) || inst.has(Mod::Acquire);
+    return true;
+  }
+  if (family == Family::Store) {
+    di.op = XOp::St;
+    di.strong = inst.has(Mod::Volatile) || inst.has(Mod::Relaxed) || inst.has(Mod::Release);
+    return true;
+  }
+  di.op = XOp::Atom;
+  di.noResult = inst.is(Opcode::Red);
+  if (di.vec != 1) return fail("vector atomics are not supported");
+  const Mod ops[] = {Mod::And, Mod::Or, Mod::Xor, Mod::Cas, Mod::Exch, Mod::Add, Mod::Inc, Mod::Dec, Mod::Min, Mod::Max};
+  bool found = false;
+  for (Mod m : ops) found |= inst.has(m);
+  if (!found) return fail("atomic operation missing");
+  di.atom = pick(inst, ops, AtomOp::Add);
+  if (di.elemBytes != 4 && di.elemBytes != 8) return fail("atomics on " + std::to_string(di.elemBytes) + "-byte values are not supported");
+  return true;
+}
+
+bool Decoder::decodeBarrier(const Instruction& inst, DInst& di) {
+  di.op = XOp::Barrier;
+  di.aligned = inst.is(Opcode::Bar) || inst.has(Mod::Aligned);
+  di.barrier = inst.has(Mod::Red) ? BarrierKind::Reduce : inst.has(Mod::Arrive) ? BarrierKind::Arrive : BarrierKind::Sync;
+  const Mod ops[] = {Mod::Popc, Mod::And, Mod::Or};
+  di.barrierReduce = pick(inst, ops, BarrierReduce::Popc);
+  // barrier id, an optional thread count, and (.red) the predicate
+  di.hasCount = di.nsrc == (di.barrier == BarrierKind::Reduce ? 3 : 2);
+  return true;
+}
+
+bool Decoder::decodeWarp(const Instruction& inst, Family family, DInst& di) {
+  switch (family) {
+    case Family::WarpSync: di.op = XOp::WarpSync; return true;
+    case Family::Shuffle: {
       di.op = XOp::Shfl;
       const Mod modes[] = {Mod::Up, Mod::Down, Mod::Bfly, Mod::Idx};
-      for (uint8_t k = 0; k < 4; ++k)
-        if (inst.has(modes[k])) di.mode = k;
-      if (!dst(0)) return false;
-      for (uint32_t k = 1; k < n; ++k)
-        if (!src(k, ScalarType::B32)) return false;
-      di.hi = inst.is(Opcode::ShflSync);
+      di.shfl = pick(inst, modes, ShflMode::Up);
+      di.sync = inst.is(Opcode::ShflSync) || inst.has(Mod::Sync);
       return true;
     }
-    case Opcode::VoteSync:
-    case Opcode::Vote: {
+    case Family::Vote: {
       di.op = XOp::Vote;
-      di.mode = inst.has(Mod::All) ? 0 : inst.has(Mod::Any) ? 1 : inst.has(Mod::Uni) ? 2 : 3;
-      if (!dst(0)) return false;
-      for (uint32_t k = 1; k < n; ++k)
-        if (!src(k, k == 1 ? ScalarType::Pred : ScalarType::B32)) return false;
+      const Mod modes[] = {Mod::All, Mod::Any, Mod::Uni};
+      di.vote = pick(inst, modes, VoteMode::Ballot);
       return true;
     }
-    case Opcode::Match:
+    case Family::Match:
       di.op = XOp::Match;
-      di.mode = inst.has(Mod::All) ? 1 : 0;
-      return dst(0) && src(1, t) && src(2, ScalarType::B32);
-    case Opcode::ReduxSync: {
+      di.matchAll = inst.has(Mod::All);
+      return true;
+    case Family::Redux: {
       di.op = XOp::Redux;
       const Mod ops[] = {Mod::Add, Mod::Min, Mod::Max, Mod::And, Mod::Or, Mod::Xor};
-      for (uint8_t k = 0; k < 6; ++k)
-        if (inst.has(ops[k])) di.mode = k;
-      return dst(0) && src(1, t) && src(2, ScalarType::B32);
-    }
-    case Opcode::Activemask:
-      di.op = XOp::Activemask;
-      return dst(0);
-    case Opcode::Membar:
-    case Opcode::Fence:
-    case Opcode::Prefetch:
-    case Opcode::Prefetchu:
-    case Opcode::Nanosleep:
-    case Opcode::Pmevent:
-    case Opcode::Brkpt:
-    // Programmatic dependent launch: a single launch has no prerequisite grid to wait for, and
-    // launching dependents early is only a scheduling hint.
-    case Opcode::Griddepcontrol:
-      di.op = XOp::Nop;
+      di.redux = pick(inst, ops, ReduxOp::Add);
       return true;
+    }
+    case Family::Activemask: di.op = XOp::Activemask; return true;
     default: return fail("not emulated");
   }
 }

@@ -43,9 +43,10 @@ inline StateSpace windowOf(uint64_t addr) {
   return StateSpace::Global;
 }
 
+// The instruction families of the emulator (what `execute` dispatches on).
 enum class XOp : uint16_t {
   Nop,
-  Mov,          // d = a (any width)
+  Mov,          // d = a (any width); the address of a symbol (DInst::movSymbol)
   MovPack,      // mov.b64 d, {a, b} and friends: concatenate elements
   MovUnpack,    // mov.b64 {a, b}, d: split
   ReadClock,    // %clock, %clock64, %globaltimer
@@ -81,6 +82,23 @@ enum class XOp : uint16_t {
   Unsupported,
 };
 
+// The sub-operations of the families, typed (the decoder sets the one its family reads).
+enum class ArithOp : uint8_t {
+  Add, Sub, Mul, Mad, Div, Rem, Abs, Neg, Min, Max, Mul24, Mad24,
+  Sqrt, Rsqrt, Rcp, Ex2, Lg2, Sin, Cos, Tanh, Copysign, Testp,
+};
+enum class BitOp : uint8_t { And, Or, Xor, Not, Cnot, Popc, Clz, Bfind, Brev, Bfe, Bfi, Prmt, Lop3, Shf, Shl, Shr, Bmsk, Szext };
+enum class MinMaxNaN : uint8_t { Drop, Propagate };       // min/max .NaN
+enum class TestKind : uint8_t { Finite, Infinite, Number, NotANumber, Normal, Subnormal };
+enum class PrmtMode : uint8_t { Index, F4e, B4e, Rc8, Ecl, Ecr, Rc16 };
+enum class BoolOp : uint8_t { None, And, Or, Xor };      // setp/set with a third predicate
+enum class AtomOp : uint8_t { And, Or, Xor, Cas, Exch, Add, Inc, Dec, Min, Max };
+enum class BarrierKind : uint8_t { Sync, Arrive, Reduce };
+enum class BarrierReduce : uint8_t { Popc, And, Or };
+enum class ShflMode : uint8_t { Up, Down, Bfly, Idx };
+enum class VoteMode : uint8_t { All, Any, Uni, Ballot };
+enum class ReduxOp : uint8_t { Add, Min, Max, And, Or, Xor };
+
 // Where a symbol lives, resolved when the program is decoded.
 struct SymRef {
   enum class Kind : uint8_t {
@@ -99,15 +117,6 @@ struct SymRef {
   uint64_t offset = 0;
 };
 
-// DInst::mode of IntArith, FloatArith and HalfArith: which arithmetic operation.
-namespace Arith {
-enum : uint8_t {
-  Add, Sub, Mul, Mad, Div, Rem, Abs, Neg, Min, Max, Mul24, Mad24,
-  Sqrt = 20, Rsqrt, Rcp, Ex2, Lg2, Sin, Cos, Tanh, Copysign,
-  Testp = 100,
-};
-}
-
 struct DInst;
 // A specialized loop that executes one decoded instruction on the lanes in `exec`, given the
 // frame's register file (slot k of lane l at regs[32 * k + l]).
@@ -115,7 +124,12 @@ using FastFn = void (*)(const DInst& I, uint64_t* regs, uint32_t exec);
 
 struct DInst {
   XOp op = XOp::Unsupported;
-  FastFn fast = nullptr;             // set when a specialized loop has the same semantics
+  // The loop that computes a data instruction (arithmetic, logic, comparison, conversion, mov)
+  // on the executing lanes, from the per-lane semantics in Semantics.h: a specialization for
+  // its exact form where one exists, and the general loop over the same semantics, which
+  // `ptxrun --no-fast-paths` uses instead. Null for the other families.
+  FastFn fast = nullptr;
+  FastFn general = nullptr;
   ScalarType t = ScalarType::None;   // the instruction's (first) type
   ScalarType t2 = ScalarType::None;  // second type (cvt source, set/slct operand type)
   int32_t guard = -1;                // register slot
@@ -124,20 +138,44 @@ struct DInst {
   uint32_t dst[8] = {};
   uint32_t src[8] = {};
   uint8_t negMask = 0;               // source operands written with '!'
-  // Modifiers, decoded.
-  uint8_t mode = 0;                  // op-specific (compare, shfl mode, atom op, ...)
-  uint8_t mode2 = 0;                 // op-specific (boolean op of setp, ...)
+  // Sub-operations and modifiers, decoded.
+  ArithOp arith = ArithOp::Add;
+  BitOp bit = BitOp::And;
+  CmpOp cmp = CmpOp::Eq;
+  BoolOp boolOp = BoolOp::None;
+  TestKind test = TestKind::Finite;
+  PrmtMode prmt = PrmtMode::Index;
+  AtomOp atom = AtomOp::Add;
+  BarrierKind barrier = BarrierKind::Sync;
+  BarrierReduce barrierReduce = BarrierReduce::Popc;
+  ShflMode shfl = ShflMode::Idx;
+  VoteMode vote = VoteMode::All;
+  ReduxOp redux = ReduxOp::Add;
+  MinMaxNaN nan = MinMaxNaN::Drop;
+  SpecialReg clock = SpecialReg::Clock;  // ReadClock
   Rnd rnd = Rnd::Nearest;
   bool hasRounding = false;
   bool toIntegral = false;           // .rni/.rzi/.rmi/.rpi: round to an integral value
-  bool ftz = false, sat = false, approx = false, wide = false, hi = false;
+  bool ftz = false, sat = false, approx = false, wide = false, hi = false, relu = false;
   bool setsCarry = false, readsCarry = false;
-  bool aligned = false;
+  uint32_t carrySlot = 0;            // the frame's carry flag
+  bool shiftLeft = false;            // shf.l
+  bool clamp = false;                // shf/bmsk/szext .clamp (else .wrap)
+  bool shiftAmount = false;          // bfind.shiftamt
+  bool dpFour = false;               // dp4a (else dp2a)
+  bool dpHigh = false;               // dp2a.hi
+  bool matchAll = false;             // match.all (else .any)
+  bool aligned = false;              // barrier .aligned (bar is aligned)
+  bool hasCount = false;             // barrier with a thread-count operand
+  bool sync = false;                 // shfl.sync (a member mask)
+  bool noResult = false;             // red: an atomic without a result
+  bool symbolOperand = false;        // mov/cvta of a variable's address (addrSym, addrOffset)
+  bool toSpace = false;              // cvta.to
   // Memory.
   bool strong = false;               // ld/st .volatile/.relaxed/.acquire/.release (memory-model strong)
   StateSpace space = StateSpace::Generic;
   uint8_t vec = 1;
-  uint8_t elemBytes = 0;             // bytes per element accessed
+  uint8_t elemBytes = 0;             // bytes per element accessed (mov pack/unpack: per element)
   bool addrFromReg = false;
   uint32_t addrSlot = 0;
   SymRef addrSym;

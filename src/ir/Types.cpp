@@ -7,13 +7,8 @@
 namespace ptxopt {
 namespace {
 
-struct TypeRow {
-  std::string_view name;
-  unsigned bits;
-  TypeClass cls;
-};
-constexpr TypeRow kTypes[] = {
-#define PTX_TYPE(E, S, BITS, CLASS) {S, BITS, TypeClass::CLASS},
+constexpr std::string_view kTypeNames[] = {
+#define PTX_TYPE(E, S, BITS, CLASS) S,
 #include "ptxopt/ir/Types.def"
 #undef PTX_TYPE
 };
@@ -61,10 +56,8 @@ std::optional<E> inRange(Mod m, Mod first, uint32_t count) {
 }  // namespace
 
 // ScalarType::None (an instruction without a type modifier) has no row: empty name, 0 bits.
-static bool known(ScalarType t) { return static_cast<size_t>(t) < std::size(kTypes); }
-std::string_view typeName(ScalarType t) { return known(t) ? kTypes[static_cast<size_t>(t)].name : std::string_view(); }
-unsigned typeBits(ScalarType t) { return known(t) ? kTypes[static_cast<size_t>(t)].bits : 0; }
-TypeClass typeClass(ScalarType t) { return known(t) ? kTypes[static_cast<size_t>(t)].cls : TypeClass::None; }
+static bool known(ScalarType t) { return static_cast<size_t>(t) < std::size(kTypeNames); }
+std::string_view typeName(ScalarType t) { return known(t) ? kTypeNames[static_cast<size_t>(t)] : std::string_view(); }
 
 std::string_view spaceName(StateSpace s) { return kSpaces[static_cast<size_t>(s)]; }
 

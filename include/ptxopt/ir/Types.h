@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string_view>
 
@@ -21,8 +22,25 @@ enum class ScalarType : uint8_t {
 };
 
 std::string_view typeName(ScalarType t);  // ".b32"
-unsigned typeBits(ScalarType t);          // 1 for .pred
-TypeClass typeClass(ScalarType t);
+
+// Width and class of each type, inline and constexpr: the emulator's loops fold them.
+namespace detail {
+struct TypeFacts {
+  unsigned bits;
+  TypeClass cls;
+};
+inline constexpr TypeFacts kTypeFacts[] = {
+#define PTX_TYPE(E, S, BITS, CLASS) {BITS, TypeClass::CLASS},
+#include "ptxopt/ir/Types.def"
+#undef PTX_TYPE
+};
+}  // namespace detail
+constexpr unsigned typeBits(ScalarType t) {  // 1 for .pred; 0 for None
+  return static_cast<size_t>(t) < std::size(detail::kTypeFacts) ? detail::kTypeFacts[static_cast<size_t>(t)].bits : 0;
+}
+constexpr TypeClass typeClass(ScalarType t) {
+  return static_cast<size_t>(t) < std::size(detail::kTypeFacts) ? detail::kTypeFacts[static_cast<size_t>(t)].cls : TypeClass::None;
+}
 
 enum class StateSpace : uint8_t {
   Generic,
