@@ -101,6 +101,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--warp-sz", action="store_true", help="let kernels use WARP_SZ (default: --no-warp-sz)")
+    ap.add_argument("--show", type=int, default=20, help="print at most this many failures per stage as they come")
     ap.add_argument("--keep", help="keep the kernels of failing seeds in this directory")
     ap.add_argument("--json", help="write the summary as JSON here")
     args = ap.parse_args()
@@ -118,6 +119,7 @@ def main():
     by_seed = {s["seed"]: s for s in stats}
 
     failures = []
+    shown = collections.Counter()
     timings = collections.defaultdict(float)
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         futures = {pool.submit(check, args, work, "fuzz_%d" % s, s): s for s in range(args.first, args.last + 1)}
@@ -128,7 +130,9 @@ def main():
             done += 1
             if stage:
                 failures.append((seed, stage, info))
-                print("seed %d: %s: %s" % (seed, stage, info), flush=True)
+                shown[stage] += 1
+                if shown[stage] <= args.show:
+                    print("seed %d: %s: %s" % (seed, stage, info), flush=True)
                 if args.keep:
                     os.makedirs(args.keep, exist_ok=True)
                     for ext in (".ptx", ".json", ".O2.ptx"):

@@ -98,6 +98,7 @@ struct Function {
   bool lanesMissing = false;    // some lanes of a warp may have exited
   bool threadsMissing = false;  // whole warps may have exited
   std::string exitLabel;        // shared `ret` block at the end, when used
+  std::vector<Value> sinks;     // registers whose final values reach the output
   bool usesLocal = false;
 };
 
@@ -150,6 +151,9 @@ class Gen {
   // A b32 value in [0, n) (n > 0) of level at most maxU.
   Value genIndex(const Ctx& c, Uni maxU, unsigned n, bool wantDivergent);
   Value materialize(const Value& v);  // an immediate moved into a fresh register
+  // Makes what a scope computed observable: folds some of its registers into the long-lived
+  // variables (stored at the end) or stores them to the thread's scratch out slots.
+  void foldScope(const Ctx& c);
   // An operation chosen but not yet emitted: mnemonic with modifiers, result kind, inputs.
   struct Op {
     std::string text;

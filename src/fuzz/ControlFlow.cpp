@@ -48,6 +48,7 @@ void Gen::genSeq(const Ctx& c, unsigned budget) {
     unsigned made = fn_->instructions - before;
     used += made == 0 ? 1 : made;
   }
+  foldScope(c);
 }
 
 void Gen::genStmt(const Ctx& c, unsigned budget) {

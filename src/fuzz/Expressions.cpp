@@ -727,4 +727,52 @@ Value Gen::genIndex(const Ctx& c, Uni maxU, unsigned n, bool wantDivergent) {
   return idx;
 }
 
+void Gen::foldScope(const Ctx& c) {
+  if (fn_->scopes.empty() || !rng.chance(75)) return;
+  std::vector<Value> temps;
+  for (const Slot& slot : fn_->scopes.back()) {
+    bool sink = false;
+    for (const Value& v : fn_->sinks) sink = sink || v.text == slot.v.text;
+    if (!sink && !slot.v.imm) temps.push_back(slot.v);
+  }
+  if (temps.empty()) return;
+  unsigned n = static_cast<unsigned>(rng.range(1, 2));
+  for (unsigned k = 0; k < n; ++k) {
+    const Value& t = rng.pick(temps);
+    Uni need = worst(t.uni, c.flow);
+    std::vector<const Value*> into;
+    for (const Value& v : fn_->sinks)
+      if (v.kind == t.kind && v.uni >= need) into.push_back(&v);
+    if (!into.empty() && rng.chance(60)) {
+      const Value& v = *rng.pick(into);
+      switch (t.kind) {
+        case Kind::Pred: emit(fmt::format("xor.pred \t{}, {}, {}", v.text, v.text, t.text)); break;
+        case Kind::B16: emit(fmt::format("xor.b16 \t{}, {}, {}", v.text, v.text, t.text)); break;
+        case Kind::B32:
+          emit(fmt::format("{} \t{}, {}, {}", rng.coin() ? "xor.b32" : "add.u32", v.text, v.text, t.text));
+          break;
+        case Kind::B64: emit(fmt::format("xor.b64 \t{}, {}, {}", v.text, v.text, t.text)); break;
+        case Kind::F32: emit(fmt::format("add.rn.f32 \t{}, {}, {}", v.text, v.text, t.text)); break;
+        case Kind::F64: emit(fmt::format("add.rn.f64 \t{}, {}, {}", v.text, v.text, t.text)); break;
+      }
+      continue;
+    }
+    if (!fn_->env.outp) continue;
+    unsigned off = 8 * (kVarSlots + static_cast<unsigned>(rng.below(kScratchSlots)));
+    switch (t.kind) {
+      case Kind::Pred: {
+        Value u = newReg(Kind::B32, t.uni);
+        emit(fmt::format("selp.u32 \t{}, 1, 0, {}", u.text, t.text));
+        emit(fmt::format("st.global.u32 \t[{}+{}], {}", fn_->env.outp.text, off, u.text));
+        break;
+      }
+      case Kind::B16: emit(fmt::format("st.global.u16 \t[{}+{}], {}", fn_->env.outp.text, off, t.text)); break;
+      case Kind::B32: emit(fmt::format("st.global.u32 \t[{}+{}], {}", fn_->env.outp.text, off, t.text)); break;
+      case Kind::B64: emit(fmt::format("st.global.u64 \t[{}+{}], {}", fn_->env.outp.text, off, t.text)); break;
+      case Kind::F32: emit(fmt::format("st.global.f32 \t[{}+{}], {}", fn_->env.outp.text, off, t.text)); break;
+      case Kind::F64: emit(fmt::format("st.global.f64 \t[{}+{}], {}", fn_->env.outp.text, off, t.text)); break;
+    }
+  }
+}
+
 }  // namespace ptxopt::fuzz

@@ -86,6 +86,7 @@ void Gen::genCallees() {
       Value init = pick(ci.ret, Uni::Div);
       emit(fmt::format("mov{} \t{}, {}", paramType(ci.ret), ret.text, init.text));
       define(ret);
+      f.sinks.push_back(ret);
     }
     // A few values to compute with.
     for (int k = 0; k < 2; ++k) {

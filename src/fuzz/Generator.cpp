@@ -209,6 +209,7 @@ void Gen::kernelPrologue() {
       }
       define(v);
       vars.push_back(v);
+      f.sinks.push_back(v);
     }
   }
 }
