@@ -254,6 +254,7 @@ class Gen {
   bool usesShAcc = false;
   bool usesDynShared = false;
   bool usesWarpSz = false;
+  bool warpSzKernel = false;  // this kernel may read WARP_SZ (a fifth of them, with the option on)
   unsigned dynRowWords = 2;  // words per thread in the dynamic shared rows
   std::vector<Value> vars;  // the kernel's long-lived variables, in out-slot order
   std::vector<std::string> calleeTexts;

@@ -578,7 +578,7 @@ void Gen::genArith(const Ctx& c) {
     case 7: genPred(c, maxU); break;
     case 8: genMultiResult(c, maxU); break;
     default: {  // special registers and WARP_SZ
-      if (opts.useWarpSz && rng.chance(40)) {
+      if (warpSzKernel && rng.chance(40)) {
         Value d = dest(Kind::B32, Uni::Const, c);
         emit(fmt::format("mov.u32 \t{}, WARP_SZ", d.text));
         usesWarpSz = true;

@@ -313,6 +313,7 @@ GeneratedKernel Gen::run() {
     case 2: inIMin = 0; inIMax = 31; break;
     default: inIMin = -2147483647 - 1; inIMax = 2147483647; break;
   }
+  warpSzKernel = opts.useWarpSz && rng.chance(20);
   lean = size == KernelSize::Small && rng.chance(40);
   usesShAcc = !lean && rng.chance(60);
   usesDynShared = !lean && rng.chance(40);
