@@ -205,7 +205,10 @@ void Gen::genCondChain(const Ctx& c, unsigned budget) {
   std::string end = newLabel("chain_end");
   std::string elseL = withElse ? newLabel("chain_else") : end;
   std::string body = newLabel("chain_body");
-  unsigned scopes = 0;
+  // Conditions after the first branch are computed only by the lanes still in the chain: keep
+  // them out of sight of the code after it.
+  pushScope();
+  unsigned scopes = 1;
   for (unsigned i = 0; i < n; ++i) {
     Value p = genCond(ic, wants[i]);
     if (isOr && i + 1 < n) {
@@ -220,7 +223,14 @@ void Gen::genCondChain(const Ctx& c, unsigned budget) {
       for (unsigned j = 0; j < k; ++j) genArith(ic);
     }
   }
-  if (isOr) label(body);
+  if (isOr) {
+    // Lanes enter the body from any of the conditions: it sees only what was there before.
+    while (scopes) {
+      popScope();
+      --scopes;
+    }
+    label(body);
+  }
   pushScope();
   genSeq(ic, armBudget(rng, budget));
   popScope();
