@@ -1,0 +1,63 @@
+#pragma once
+// Random PTX kernel generator of the differential fuzzer (ptxfuzz gen).
+//
+// generateKernel(seed, options) writes one module with one `.entry` (and a few `.func`
+// callees) plus the launch specification ptxrun needs. Every kernel it makes is meant to be
+// accepted by `ptxas -arch=sm_90`, to run under ptxrun without faults or races, and to compute
+// results that do not depend on the warp schedule or on the order of atomics: each thread
+// writes its own slots of the zero-initialized `out` buffer, atomics are integer and
+// order-independent, barriers sit only where every thread of the CTA reaches them and warp
+// collectives name exactly the lanes that execute them. The same seed gives the same bytes on
+// every machine (a private xoshiro256** generator; no std distributions, no hashing of
+// addresses, no unordered iteration).
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ptxopt::fuzz {
+
+// How much code a kernel has: small (about 10-60 instructions), medium (100-600), large
+// (1,000-5,000); random picks one per seed (mostly small and medium).
+enum class KernelSize { Small, Medium, Large, Random };
+
+std::optional<KernelSize> parseKernelSize(std::string_view text);
+const char* kernelSizeName(KernelSize size);
+
+struct GeneratorOptions {
+  KernelSize size = KernelSize::Random;
+  // Sometimes read the warp size through the predefined identifier `WARP_SZ`.
+  bool useWarpSz = true;
+  // `.approx`/transcendental float operations (ex2, lg2, sin, cos, rsqrt, div.approx, ...);
+  // ptxrun computes them exactly in double, so they compare bit for bit under ptxrun but not
+  // against a GPU.
+  bool approxMath = true;
+  // `.func` callees and calls.
+  bool calls = true;
+  // Let results of warp collectives executed where the warp may be partial (activemask,
+  // votes, redux, match, shuffles with an activemask mask) flow into the output. Which lanes
+  // run such a collective together depends on where diverged lanes reconverge, which PTX does
+  // not fix: ptxrun reconverges at immediate post-dominators, and an optimizer that changes the
+  // CFG may legitimately change the result. Off by default.
+  bool convergenceDependentResults = false;
+  // Deepest nesting of structured conditionals.
+  unsigned maxIfDepth = 6;
+};
+
+struct GeneratedKernel {
+  std::string name;      // kernel (and file stem): fuzz_<seed>
+  std::string ptx;       // the module
+  std::string specJson;  // the launch specification for ptxrun --launch
+  uint64_t seed = 0;
+  KernelSize size = KernelSize::Small;  // the size actually drawn (never Random)
+  unsigned instructions = 0;            // instructions in the module (all functions)
+  // How often each shape was emitted ("if.diamond", "switch.brx", "loop.divergent", ...),
+  // ordered by name.
+  std::map<std::string, unsigned> shapes;
+};
+
+GeneratedKernel generateKernel(uint64_t seed, const GeneratorOptions& options = {});
+
+}  // namespace ptxopt::fuzz

@@ -1,0 +1,103 @@
+// ptxfuzz: the differential fuzzer's front end. Each subcommand is one function here; the
+// work is in the library (ptxopt/fuzz/).
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "ptxopt/fuzz/Generator.h"
+#include "ptxopt/support/File.h"
+#include "ptxopt/support/Version.h"
+
+namespace {
+
+using namespace ptxopt;
+
+constexpr int kOk = 0, kError = 1, kInternal = 2;
+
+// ---- gen ---------------------------------------------------------------------------------------
+
+struct GenOptions {
+  uint64_t seed = 1;
+  uint64_t count = 1;
+  std::string outDir = ".";
+  std::string size = "random";
+  bool noWarpSz = false;
+  bool noApprox = false;
+  bool noCalls = false;
+  bool convergenceDependent = false;
+  bool stats = false;
+};
+
+void addGen(CLI::App& app, GenOptions& o) {
+  CLI::App* gen = app.add_subcommand("gen", "generate a random kernel and its launch spec: DIR/fuzz_<seed>.ptx and .json");
+  gen->add_option("--seed", o.seed, "seed (the same seed gives the same files everywhere)");
+  gen->add_option("--count", o.count, "generate this many kernels, seeds seed .. seed+count-1")->check(CLI::PositiveNumber);
+  gen->add_option("-o,--output-dir", o.outDir, "directory to write into (created if missing)");
+  gen->add_option("--size", o.size, "small, medium, large or random (a mix; default)")
+      ->check(CLI::IsMember({"small", "medium", "large", "random"}));
+  gen->add_flag("--no-warp-sz", o.noWarpSz, "never read the warp size through WARP_SZ");
+  gen->add_flag("--no-approx", o.noApprox, "no .approx or transcendental float operations");
+  gen->add_flag("--no-calls", o.noCalls, "no .func callees");
+  gen->add_flag("--convergence-dependent", o.convergenceDependent,
+                "let results of collectives run by a possibly partial warp reach the output (they depend on "
+                "where diverged lanes reconverge)");
+  gen->add_flag("--stats", o.stats, "print one JSON line per kernel to stderr: size, instructions, shapes");
+}
+
+int runGen(const GenOptions& o) {
+  fuzz::GeneratorOptions g;
+  g.size = *fuzz::parseKernelSize(o.size);
+  g.useWarpSz = !o.noWarpSz;
+  g.approxMath = !o.noApprox;
+  g.calls = !o.noCalls;
+  g.convergenceDependentResults = o.convergenceDependent;
+  std::string error;
+  if (!makeDirectory(o.outDir, error)) {
+    std::fprintf(stderr, "ptxfuzz: error: %s\n", error.c_str());
+    return kError;
+  }
+  for (uint64_t k = 0; k < o.count; ++k) {
+    fuzz::GeneratedKernel kernel = fuzz::generateKernel(o.seed + k, g);
+    std::string ptxPath = o.outDir + "/" + kernel.name + ".ptx";
+    std::string specPath = o.outDir + "/" + kernel.name + ".json";
+    if (!writeFile(ptxPath, kernel.ptx, error) || !writeFile(specPath, kernel.specJson, error)) {
+      std::fprintf(stderr, "ptxfuzz: error: %s\n", error.c_str());
+      return kError;
+    }
+    std::printf("%s\n%s\n", ptxPath.c_str(), specPath.c_str());
+    if (o.stats) {
+      std::string shapes;
+      for (const auto& [name, n] : kernel.shapes)
+        shapes += (shapes.empty() ? "" : ", ") + ("\"" + name + "\": " + std::to_string(n));
+      std::fprintf(stderr, "{\"seed\": %llu, \"size\": \"%s\", \"instructions\": %u, \"shapes\": {%s}}\n",
+                   static_cast<unsigned long long>(kernel.seed), fuzz::kernelSizeName(kernel.size),
+                   kernel.instructions, shapes.c_str());
+    }
+  }
+  return kOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    CLI::App app{"ptxfuzz: differential fuzzer for ptxopt (random kernels, run under ptxrun)"};
+    app.set_version_flag("--version", std::string("ptxfuzz ") + kVersion);
+    app.require_subcommand(1);
+    GenOptions genOptions;
+    addGen(app, genOptions);
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      return app.exit(e) == 0 ? kOk : kError;
+    }
+    if (app.got_subcommand("gen")) return runGen(genOptions);
+    return kError;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ptxfuzz: internal error: %s\n", e.what());
+    return kInternal;
+  }
+}
