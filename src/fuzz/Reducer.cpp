@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
 
 #include "ptxopt/analysis/ReachingDefs.h"
@@ -20,22 +21,26 @@ uint64_t countInstructions(const std::string& ptx) {
 
 namespace {
 
-// Register reads that no definition may reach on some path (the value is undefined there); a
-// reduction that deletes a definition must not make more of them, or the finding could rest
-// on an undefined value. UINT64_MAX when the text does not parse.
-uint64_t possiblyUndefinedReads(const std::string& ptx) {
+// The registers, as "function:name", that some instruction may read before any definition
+// reaches it; nullopt when the text does not parse. A candidate may read only registers that the
+// reproducer as given already read so: otherwise the reducer could keep a finding alive by
+// deleting a definition and leaving the emulator's zero-initialized register to steer a branch.
+std::optional<std::set<std::string>> possiblyUndefinedReads(const std::string& ptx) {
   DiagEngine diags;
   auto m = parseModule(ptx, "candidate.ptx", diags);
-  if (!m) return UINT64_MAX;
-  uint64_t n = 0;
+  if (!m) return std::nullopt;
+  std::set<std::string> regs;
   for (auto& f : m->functions()) {
     if (!f->hasBody) continue;
     FunctionAnalysisManager am(*f);
     const ReachingDefs& rd = am.get<ReachingDefsAnalysis>();
     for (const BasicBlock* b : f->blocks())
-      for (const Instruction* i : b->insts()) i->forEachUseReg([&](RegId r) { n += rd.entryValueReaches(i, r); });
+      for (const Instruction* i : b->insts())
+        i->forEachUseReg([&](RegId r) {
+          if (rd.entryValueReaches(i, r)) regs.insert(std::string(f->name()) + ":" + f->regName(r));
+        });
   }
-  return n;
+  return regs;
 }
 
 struct Candidate {
@@ -121,6 +126,9 @@ class Reducer {
     }
     best_.lines = splitLines(printModule(*m));
     best_.spec = input.spec;
+    // Before the first check: a candidate may not read more possibly-undefined registers than
+    // the input does (the input itself is the first candidate).
+    undefinedReads_ = possiblyUndefinedReads(best_.text()).value_or(std::set<std::string>());
     if (target_ == Verdict::Ok || target_ == Verdict::BadInput) {
       if (!classify(best_, target_)) {
         error = "the reproducer shows no finding (verdict: " + std::string(verdictName(target_)) + ")";
@@ -132,7 +140,6 @@ class Reducer {
     }
     out.verdict = target_;
     out.instructionsBefore = countInstructions(best_.text());
-    undefinedReads_ = possiblyUndefinedReads(best_.text());
     for (unsigned round = 1;; ++round) {
       uint64_t kept = kept_;
       deleteRuns();
@@ -178,6 +185,11 @@ class Reducer {
     return std::string("ok:") + verdictName(k.checkPipeline(pipeline_).verdict);
   }
 
+  bool readsOnlyKnownUndefined(const Candidate& c) const {
+    auto regs = possiblyUndefinedReads(c.text());
+    return regs && std::includes(undefinedReads_.begin(), undefinedReads_.end(), regs->begin(), regs->end());
+  }
+
   bool crashLike() const { return target_ == Verdict::Crash || target_ == Verdict::Hang; }
 
   bool verdictMatches(const ProcessResult& r) const {
@@ -189,7 +201,7 @@ class Reducer {
 
   bool interesting(const Candidate& c) {
     ++tried_;
-    if (possiblyUndefinedReads(c.text()) > undefinedReads_) return false;
+    if (!readsOnlyKnownUndefined(c)) return false;
     if (!crashLike()) return verdictMatches(runInChild([&] { return check(c); }, options_.timeoutSeconds));
     // A crash must come from the pipeline, not from the candidate's own checks.
     ProcessResult original = runInChild(
@@ -220,7 +232,7 @@ class Reducer {
       size_t n = std::min<size_t>(options_.jobs, candidates.size() - start);
       std::vector<bool> ok(n, false);
       std::vector<bool> defined(n);
-      for (size_t i = 0; i < n; ++i) defined[i] = possiblyUndefinedReads(candidates[start + i].text()) <= undefinedReads_;
+      for (size_t i = 0; i < n; ++i) defined[i] = readsOnlyKnownUndefined(candidates[start + i]);
       runInChildren(
           n, options_.jobs, options_.timeoutSeconds, [&](size_t i) { return check(candidates[start + i]); },
           [&](size_t i, ProcessResult&& r) { ok[i] = defined[i] && verdictMatches(r); });
@@ -401,7 +413,7 @@ class Reducer {
   ReduceOptions options_;
   Candidate best_;
   uint64_t tried_ = 0, kept_ = 0;
-  uint64_t undefinedReads_ = 0;  // of the reproducer as given
+  std::set<std::string> undefinedReads_;  // of the reproducer as given
 };
 
 }  // namespace

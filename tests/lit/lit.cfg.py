@@ -25,6 +25,7 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
 
 config.substitutions.append(("%ptxopt", os.path.join(config.ptxopt_bin_dir, "ptxopt")))
 config.substitutions.append(("%ptxrun", os.path.join(config.ptxopt_bin_dir, "ptxrun")))
+config.substitutions.append(("%ptxfuzz", os.path.join(config.ptxopt_bin_dir, "ptxfuzz")))
 
 import shutil
 

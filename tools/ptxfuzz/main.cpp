@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "Commands.h"
 #include "ptxopt/fuzz/Generator.h"
 #include "ptxopt/support/File.h"
 #include "ptxopt/support/Version.h"
@@ -15,7 +16,9 @@ namespace {
 
 using namespace ptxopt;
 
-constexpr int kOk = 0, kError = 1, kInternal = 2;
+using ptxfuzz::kError;
+using ptxfuzz::kInternal;
+using ptxfuzz::kOk;
 
 // ---- gen ---------------------------------------------------------------------------------------
 
@@ -89,12 +92,21 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     GenOptions genOptions;
     addGen(app, genOptions);
+    ptxfuzz::RunCommand runCommand;
+    ptxfuzz::addRun(app, runCommand);
+    ptxfuzz::ReduceCommand reduceCommand;
+    ptxfuzz::addReduce(app, reduceCommand);
+    ptxfuzz::MutateCommand mutateCommand;
+    ptxfuzz::addMutate(app, mutateCommand);
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
       return app.exit(e) == 0 ? kOk : kError;
     }
     if (app.got_subcommand("gen")) return runGen(genOptions);
+    if (app.got_subcommand("run")) return ptxfuzz::runRun(runCommand);
+    if (app.got_subcommand("reduce")) return ptxfuzz::runReduce(reduceCommand);
+    if (app.got_subcommand("mutate")) return ptxfuzz::runMutate(mutateCommand);
     return kError;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ptxfuzz: internal error: %s\n", e.what());

@@ -1,0 +1,318 @@
+#include "Commands.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "ptxopt/fuzz/Campaign.h"
+#include "ptxopt/fuzz/Generator.h"
+#include "ptxopt/fuzz/Mutator.h"
+#include "ptxopt/fuzz/Reducer.h"
+#include "ptxopt/passes/PassManager.h"
+#include "ptxopt/support/File.h"
+
+namespace ptxfuzz {
+
+using namespace ptxopt;
+
+std::string findPtxas(const std::string& given, bool disabled) {
+  if (disabled) return {};
+  if (!given.empty()) return given;
+  if (access("/usr/local/cuda/bin/ptxas", X_OK) == 0) return "/usr/local/cuda/bin/ptxas";
+  const char* path = std::getenv("PATH");
+  std::string p = path ? path : "";
+  for (size_t start = 0; start <= p.size();) {
+    size_t colon = p.find(':', start);
+    if (colon == std::string::npos) colon = p.size();
+    std::string candidate = p.substr(start, colon - start) + "/ptxas";
+    if (colon > start && access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = colon + 1;
+  }
+  return {};
+}
+
+namespace {
+
+bool parseSeeds(const std::string& text, uint64_t& first, uint64_t& last) {
+  try {
+    size_t dots = text.find("..");
+    if (dots == std::string::npos) {
+      first = last = std::stoull(text);
+      return true;
+    }
+    first = std::stoull(text.substr(0, dots));
+    last = std::stoull(text.substr(dots + 2));
+    return first <= last;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+void warnNoPtxas(const std::string& ptxas, bool disabled) {
+  if (ptxas.empty())
+    std::fprintf(stderr, "ptxfuzz: %s: the ptxas checks are SKIPPED\n", disabled ? "--no-ptxas" : "ptxas not found");
+}
+
+}  // namespace
+
+// ---- run ----------------------------------------------------------------------------------
+
+void addRun(CLI::App& app, RunCommand& c) {
+  CLI::App* run = app.add_subcommand("run", "generate kernels, optimize them with pipelines, run both under the emulator and compare");
+  run->add_option("--seeds", c.seeds, "seeds A..B (inclusive), or one seed");
+  run->add_option("--passes", c.passes,
+                  "pipelines to check, repeatable: -O1, -O2, -O3, a comma list of passes, random or random:N "
+                  "(N random pipelines per seed); default: -O2 and random")
+      ->allow_extra_args(false);
+  run->add_option("--knobs", c.knobs, "random: random knob values in the random pipelines")->check(CLI::IsMember({"random", "default"}));
+  run->add_option("-j", c.jobs, "seeds checked at once, each in its own process")->check(CLI::Range(1u, 256u));
+  run->add_option("--out", c.outDir, "where reproducers of findings are written (default ptxfuzz-findings)");
+  run->add_option("--ptxas", c.ptxas, "ptxas to assemble originals and outputs with (default: found)");
+  run->add_flag("--no-ptxas", c.noPtxas, "do not assemble with ptxas");
+  run->add_option("--timeout", c.timeout, "seconds one seed may take before it counts as a hang (default 120)");
+  run->add_option("--size", c.size, "generated kernel size: small, medium, large or random")
+      ->check(CLI::IsMember({"small", "medium", "large", "random"}));
+  run->add_option("--kernel", c.kernel, "check this PTX file instead of generated kernels (needs --launch)");
+  run->add_option("--launch", c.launch, "the launch spec of --kernel");
+  run->add_flag("-q,--quiet", c.quiet, "no progress lines");
+}
+
+int runRun(const RunCommand& c) {
+  fuzz::CampaignOptions o;
+  if (!parseSeeds(c.seeds, o.firstSeed, o.lastSeed)) {
+    std::fprintf(stderr, "ptxfuzz: error: --seeds takes A..B or N, found '%s'\n", c.seeds.c_str());
+    return kError;
+  }
+  std::vector<std::string> passes = c.passes.empty() ? std::vector<std::string>{"-O2", "random"} : c.passes;
+  for (const std::string& p : passes) {
+    std::string level = p.rfind("-O", 0) == 0 ? p.substr(2) : p.rfind("O", 0) == 0 && p.size() == 2 ? p.substr(1) : "";
+    if (!level.empty() && level.size() == 1 && level[0] >= '0' && level[0] <= '3') {
+      o.pipelines.push_back(fuzz::levelPipeline(static_cast<unsigned>(level[0] - '0')));
+    } else if (p == "random") {
+      ++o.randomPipelines;
+    } else if (p.rfind("random:", 0) == 0) {
+      o.randomPipelines += static_cast<unsigned>(std::strtoul(p.c_str() + 7, nullptr, 10));
+    } else {
+      fuzz::Pipeline pipeline;
+      pipeline.label = p;
+      pipeline.passes = splitList(p);
+      for (const std::string& name : pipeline.passes)
+        if (!findPass(name)) {
+          std::fprintf(stderr, "ptxfuzz: error: unknown pass '%s' in --passes (see ptxopt --list-passes)\n", name.c_str());
+          return kError;
+        }
+      o.pipelines.push_back(pipeline);
+    }
+  }
+  o.randomKnobs = c.knobs == "random";
+  o.jobs = c.jobs;
+  o.timeoutSeconds = c.timeout;
+  o.outDir = c.outDir;
+  o.harness.ptxas = findPtxas(c.ptxas, c.noPtxas);
+  warnNoPtxas(o.harness.ptxas, c.noPtxas);
+
+  fuzz::KernelSource source;
+  std::string givenPtx;
+  emu::LaunchSpec givenSpec;
+  if (!c.kernel.empty() || !c.launch.empty()) {
+    std::string error;
+    if (c.kernel.empty() || c.launch.empty()) {
+      std::fprintf(stderr, "ptxfuzz: error: --kernel and --launch go together\n");
+      return kError;
+    }
+    if (!readFile(c.kernel, givenPtx, error) || !emu::loadLaunchSpec(c.launch, givenSpec, error)) {
+      std::fprintf(stderr, "ptxfuzz: error: %s\n", error.c_str());
+      return kError;
+    }
+    o.firstSeed = o.lastSeed = 0;
+    std::string name = c.kernel.substr(c.kernel.find_last_of('/') + 1);
+    source.make = [&, name](uint64_t, std::string& n, std::string& ptx, emu::LaunchSpec& spec, std::string&) {
+      n = name.substr(0, name.rfind(".ptx"));
+      ptx = givenPtx;
+      spec = givenSpec;
+      return true;
+    };
+  } else {
+    fuzz::GeneratorOptions g;
+    g.size = *fuzz::parseKernelSize(c.size);
+    source.make = [g](uint64_t seed, std::string& name, std::string& ptx, emu::LaunchSpec& spec, std::string& error) {
+      fuzz::GeneratedKernel k = fuzz::generateKernel(seed, g);
+      name = k.name;
+      ptx = std::move(k.ptx);
+      return emu::parseLaunchSpec(k.specJson, name + ".json", spec, error);
+    };
+  }
+
+  auto lastPrint = std::chrono::steady_clock::now();
+  uint64_t total = o.lastSeed - o.firstSeed + 1;
+  size_t printedLines = 0;
+  o.progress = [&](const fuzz::CampaignSummary& s) {
+    for (; printedLines < s.lines.size(); ++printedLines) std::fprintf(stderr, "ptxfuzz: %s\n", s.lines[printedLines].c_str());
+    auto now = std::chrono::steady_clock::now();
+    if (c.quiet || now - lastPrint < std::chrono::seconds(2)) return;
+    lastPrint = now;
+    std::fprintf(stderr, "ptxfuzz: %llu/%llu seeds, %llu pipelines, %llu mismatches, %.1f kernels/s\n",
+                 static_cast<unsigned long long>(s.kernels), static_cast<unsigned long long>(total),
+                 static_cast<unsigned long long>(s.pipelines), static_cast<unsigned long long>(s.findings),
+                 s.seconds > 0 ? static_cast<double>(s.kernels) / s.seconds : 0.0);
+  };
+  fuzz::CampaignSummary s = fuzz::runCampaign(o, source);
+  for (; printedLines < s.lines.size(); ++printedLines) std::fprintf(stderr, "ptxfuzz: %s\n", s.lines[printedLines].c_str());
+  std::fprintf(stderr, "%s\n", fuzz::summaryTable(s).c_str());
+  return s.findings || s.badInputs ? kFindings : kOk;
+}
+
+// ---- reduce -------------------------------------------------------------------------------
+
+void addReduce(CLI::App& app, ReduceCommand& c) {
+  CLI::App* reduce = app.add_subcommand("reduce", "shrink a reproducer directory while its finding persists");
+  reduce->add_option("dir", c.dir, "the reproducer directory (ptxfuzz run writes them)")->required();
+  reduce->add_option("-o,--output", c.output, "write the reduced module here (default DIR/reduced.ptx, spec beside it as .json)");
+  reduce->add_option("-j", c.jobs, "candidates checked at once")->check(CLI::Range(1u, 256u));
+  reduce->add_option("--timeout", c.timeout, "seconds one candidate may take (default 60)");
+  reduce->add_option("--ptxas", c.ptxas, "ptxas, for findings that are ptxas rejections (default: found)");
+  reduce->add_flag("--no-ptxas", c.noPtxas, "never run ptxas");
+}
+
+int runReduce(const ReduceCommand& c) {
+  fuzz::Reproducer r;
+  std::string error;
+  if (!fuzz::readReproducer(c.dir, r, error)) {
+    std::fprintf(stderr, "ptxfuzz: error: %s\n", error.c_str());
+    return kError;
+  }
+  fuzz::ReduceOptions o;
+  o.jobs = c.jobs;
+  o.timeoutSeconds = c.timeout;
+  o.harness.ptxas = findPtxas(c.ptxas, c.noPtxas);
+  o.log = [](const std::string& line) { std::fprintf(stderr, "ptxfuzz: %s\n", line.c_str()); };
+  fuzz::ReduceResult result;
+  if (!fuzz::reduceReproducer(r, o, result, error)) {
+    std::fprintf(stderr, "ptxfuzz: error: %s\n", error.c_str());
+    return kError;
+  }
+  std::string ptxPath = c.output.empty() ? c.dir + "/reduced.ptx" : c.output;
+  std::string specPath = ptxPath.substr(0, ptxPath.rfind(".ptx")) + ".json";
+  if (!writeFile(ptxPath, result.ptx, error) || !writeFile(specPath, emu::launchSpecToJson(result.spec), error)) {
+    std::fprintf(stderr, "ptxfuzz: error: %s\n", error.c_str());
+    return kError;
+  }
+  std::printf("%s: reduced from %llu to %llu instructions (%llu candidates tried, %llu kept); still %s under %s\n",
+              ptxPath.c_str(), static_cast<unsigned long long>(result.instructionsBefore),
+              static_cast<unsigned long long>(result.instructionsAfter), static_cast<unsigned long long>(result.candidatesTried),
+              static_cast<unsigned long long>(result.candidatesKept), fuzz::verdictName(result.verdict),
+              r.pipeline.arguments().c_str());
+  return kOk;
+}
+
+// ---- mutate -------------------------------------------------------------------------------
+
+void addMutate(CLI::App& app, MutateCommand& c) {
+  CLI::App* mutate = app.add_subcommand("mutate", "make broken variants of valid PTX; with --campaign, measure how often ptxopt and ptxas agree on them");
+  mutate->add_option("inputs", c.inputs, "a PTX file (with --campaign: PTX files and directories)")->required();
+  mutate->add_option("--seed", c.seed, "which mutant (the same seed gives the same mutant)");
+  mutate->add_option("-o,--output", c.output, "where to write the mutant ('-': standard output)");
+  std::string kinds;
+  for (size_t k = 0; k < static_cast<size_t>(fuzz::MutationKind::NumKinds); ++k)
+    kinds += (kinds.empty() ? "" : ", ") + std::string(fuzz::mutationKindName(static_cast<fuzz::MutationKind>(k)));
+  mutate->add_option("--kind", c.kind, "the kind of mutation: " + kinds);
+  mutate->add_option("--campaign", c.campaign, "make this many mutants of the inputs, judge each with ptxas and ptxopt, print the agreement per kind");
+  mutate->add_option("-j", c.jobs, "mutants judged at once")->check(CLI::Range(1u, 256u));
+  mutate->add_option("--out", c.outDir, "write the mutants ptxas and ptxopt disagree on here");
+  mutate->add_option("--ptxas", c.ptxas, "ptxas (default: found)");
+  mutate->add_option("--max-bytes", c.maxBytes, "campaign: skip input files larger than this (ptxas is slow on them; default 65536)");
+}
+
+namespace {
+
+void collectPtx(const std::string& path, uint64_t maxBytes, std::vector<std::string>& out) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return;
+  if (S_ISDIR(st.st_mode)) {
+    DIR* d = opendir(path.c_str());
+    if (!d) return;
+    std::vector<std::string> names;
+    while (dirent* e = readdir(d)) {
+      std::string n = e->d_name;
+      if (n != "." && n != "..") names.push_back(n);
+    }
+    closedir(d);
+    std::sort(names.begin(), names.end());
+    for (const std::string& n : names) collectPtx(path + "/" + n, maxBytes, out);
+  } else if (path.size() > 4 && path.substr(path.size() - 4) == ".ptx" && static_cast<uint64_t>(st.st_size) <= maxBytes) {
+    out.push_back(path);
+  }
+}
+
+}  // namespace
+
+int runMutate(const MutateCommand& c) {
+  std::optional<fuzz::MutationKind> kind;
+  if (!c.kind.empty() && !(kind = fuzz::parseMutationKind(c.kind))) {
+    std::fprintf(stderr, "ptxfuzz: error: unknown mutation kind '%s'\n", c.kind.c_str());
+    return kError;
+  }
+  std::string error;
+  if (c.campaign == 0) {
+    if (c.inputs.size() != 1) {
+      std::fprintf(stderr, "ptxfuzz: error: mutate takes one PTX file (or --campaign N with several)\n");
+      return kError;
+    }
+    std::string text;
+    if (!readFile(c.inputs[0], text, error)) {
+      std::fprintf(stderr, "ptxfuzz: error: %s\n", error.c_str());
+      return kError;
+    }
+    fuzz::Mutant m;
+    if (!fuzz::mutatePtx(text, c.seed, kind, m)) {
+      std::fprintf(stderr, "ptxfuzz: error: %s offers no place for that mutation\n", c.inputs[0].c_str());
+      return kError;
+    }
+    std::fprintf(stderr, "ptxfuzz: %s, line %u: '%s' -> '%s'\n", fuzz::mutationKindName(m.kind), m.line, m.before.c_str(), m.after.c_str());
+    if (!writeFile(c.output, m.text, error)) {
+      std::fprintf(stderr, "ptxfuzz: error: %s\n", error.c_str());
+      return kError;
+    }
+    return kOk;
+  }
+  fuzz::MutationCampaignOptions o;
+  for (const std::string& in : c.inputs) collectPtx(in, c.maxBytes, o.files);
+  if (o.files.empty()) {
+    std::fprintf(stderr, "ptxfuzz: error: no PTX file of at most %llu bytes under the inputs\n",
+                 static_cast<unsigned long long>(c.maxBytes));
+    return kError;
+  }
+  o.ptxas = findPtxas(c.ptxas, false);
+  if (o.ptxas.empty()) {
+    std::fprintf(stderr, "ptxfuzz: error: ptxas not found (give --ptxas): the mutation campaign compares ptxopt with ptxas\n");
+    return kError;
+  }
+  o.count = c.campaign;
+  o.seed = c.seed;
+  o.jobs = c.jobs;
+  o.outDir = c.outDir;
+  fuzz::MutationReport r = fuzz::runMutationCampaign(o);
+  std::printf("%s", fuzz::mutationTable(r).c_str());
+  for (const std::string& d : r.disagreements) std::printf("disagreement: %s\n", d.c_str());
+  uint64_t falseRejects = 0, missed = 0, rejects = 0;
+  for (size_t k = 0; k < static_cast<size_t>(fuzz::MutationKind::NumKinds); ++k) {
+    falseRejects += r.byKind[k].falseRejects;
+    if (fuzz::mustAgreeOnRejection(static_cast<fuzz::MutationKind>(k))) {
+      missed += r.byKind[k].missed;
+      rejects += r.byKind[k].ptxasRejects;
+    }
+  }
+  std::printf("%zu files, %.1f s; ptxopt rejects %llu of the %llu mutants ptxas rejects for operand count, operand kind, "
+              "undeclared names and missing labels, and %llu mutants ptxas accepts\n",
+              o.files.size(), r.seconds, static_cast<unsigned long long>(rejects - missed), static_cast<unsigned long long>(rejects),
+              static_cast<unsigned long long>(falseRejects));
+  // The targets: no valid mutant rejected, and at least 99% of the must-agree rejections.
+  bool ok = falseRejects == 0 && (rejects == 0 || (rejects - missed) * 100 >= rejects * 99);
+  return ok ? kOk : kFindings;
+}
+
+}  // namespace ptxfuzz
