@@ -187,6 +187,7 @@ class Gen {
   void branch(const Value& pred, bool negate, const std::string& target);
   void jump(const std::string& target);
   Uni condLevel(const Ctx& c);
+  Uni drawConditionLevels(const Ctx& c, unsigned n, std::vector<Uni>& wants);
 
   // ---- Switches.cpp -------------------------------------------------------------------------
   void genSwitch(const Ctx& c, unsigned budget);

@@ -187,16 +187,23 @@ void Gen::genIf(const Ctx& c, unsigned budget) {
   }
 }
 
-// if (a) [pure code] if (b) [pure code] if (c) body — and `if (a || b) X else Y`: what
-// nested-condition flattening turns into one branch on and.pred/or.pred.
-void Gen::genCondChain(const Ctx& c, unsigned budget) {
-  unsigned n = static_cast<unsigned>(rng.range(2, 4));
-  std::vector<Uni> wants;
+// The uniformity levels of `n` conditions drawn for one region, into `wants`; returns the least
+// uniform of them and the flow around the region (the flow inside it).
+Uni Gen::drawConditionLevels(const Ctx& c, unsigned n, std::vector<Uni>& wants) {
   Uni region = c.flow;
   for (unsigned i = 0; i < n; ++i) {
     wants.push_back(condLevel(c));
     region = worst(region, wants.back());
   }
+  return region;
+}
+
+// if (a) [pure code] if (b) [pure code] if (c) body — and `if (a || b) X else Y`: what
+// nested-condition flattening turns into one branch on and.pred/or.pred.
+void Gen::genCondChain(const Ctx& c, unsigned budget) {
+  unsigned n = static_cast<unsigned>(rng.range(2, 4));
+  std::vector<Uni> wants;
+  Uni region = drawConditionLevels(c, n, wants);
   Ctx ic = c;
   ic.flow = region;
   ic.ifDepth = c.ifDepth + 1;
@@ -382,11 +389,7 @@ void Gen::genLoop(const Ctx& c, unsigned budget) {
 void Gen::genGotoTail(const Ctx& c, unsigned budget) {
   unsigned n = static_cast<unsigned>(rng.range(1, 3));
   std::vector<Uni> wants;
-  Uni region = c.flow;
-  for (unsigned i = 0; i < n; ++i) {
-    wants.push_back(condLevel(c));
-    region = worst(region, wants.back());
-  }
+  Uni region = drawConditionLevels(c, n, wants);
   Ctx rc = c;
   rc.flow = region;
   rc.ifDepth = c.ifDepth + 1;
