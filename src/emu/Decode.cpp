@@ -740,12 +740,12 @@ bool Decoder::decodeMemory(const Instruction& inst, Family family, DInst& di) {
   di.elemBytes = static_cast<uint8_t>(std::max(1u, typeBits(di.t) / 8));
   if (family == Family::Load) {
     di.op = XOp::Ld;
-    di.strong = inst.has(Mod::Volatile) || inst.has(Mod::Relaxed) || inst.has(Mod::Acquire);
+    di.strong = inst.memoryStrength() != Instruction::MemoryStrength::Weak;
     return true;
   }
   if (family == Family::Store) {
     di.op = XOp::St;
-    di.strong = inst.has(Mod::Volatile) || inst.has(Mod::Relaxed) || inst.has(Mod::Release);
+    di.strong = inst.memoryStrength() != Instruction::MemoryStrength::Weak;
     return true;
   }
   di.op = XOp::Atom;

@@ -172,7 +172,7 @@ struct DInst {
   bool symbolOperand = false;        // mov/cvta of a variable's address (addrSym, addrOffset)
   bool toSpace = false;              // cvta.to
   // Memory.
-  bool strong = false;               // ld/st .volatile/.relaxed/.acquire/.release (memory-model strong)
+  bool strong = false;               // ld/st that is memory-model strong (Instruction::memoryStrength)
   StateSpace space = StateSpace::Generic;
   uint8_t vec = 1;
   uint8_t elemBytes = 0;             // bytes per element accessed (mov pack/unpack: per element)

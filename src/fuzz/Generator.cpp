@@ -31,8 +31,8 @@ Gen::Gen(uint64_t s, const GeneratorOptions& options) : rng(s), opts(options), s
 
 namespace {
 
-// Names of the kernel's parameters, in order (the spec lists them the same way).
-const char* const kPointerParams[] = {"inI", "inF", "inD", "out", "acc", "acc64", "scr"};
+// Indices of the scalar parameters, after the seven pointers (inI, inF, inD, out, acc, acc64,
+// scr; the spec lists them the same way).
 constexpr unsigned kParamN = 7, kParamM = 8, kParamF = 9, kParamL = 10;
 
 }  // namespace

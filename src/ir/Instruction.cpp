@@ -67,10 +67,17 @@ bool Instruction::hasSideEffects() const {
   const OpcodeInfo& i = info();
   if (i.hasSideEffects()) return true;
   if (has(Mod::Cc)) return true;
-  if (i.is(OpFlag::MemRead | OpFlag::MemWrite))
-    for (Mod m : mods_)
-      if (m == Mod::Volatile || m == Mod::Acquire || m == Mod::Release || m == Mod::AcqRel || m == Mod::Mmio) return true;
-  return false;
+  return i.is(OpFlag::MemRead | OpFlag::MemWrite) && memoryStrength() == MemoryStrength::Ordering;
+}
+
+Instruction::MemoryStrength Instruction::memoryStrength() const {
+  MemoryStrength s = MemoryStrength::Weak;
+  for (Mod m : mods_) {
+    if (m == Mod::Volatile || m == Mod::Acquire || m == Mod::Release || m == Mod::AcqRel || m == Mod::Mmio)
+      return MemoryStrength::Ordering;
+    if (m == Mod::Relaxed) s = MemoryStrength::Relaxed;
+  }
+  return s;
 }
 
 unsigned Instruction::numDefOperands() const {

@@ -145,6 +145,13 @@ class Instruction {
   // reads) are side effects too.
   bool hasSideEffects() const;
 
+  // The memory-model strength of a memory instruction, from its modifiers (the one list of
+  // them): Weak (no qualifier), Relaxed (`.relaxed`: strong, but orders nothing else), or
+  // Ordering (`.volatile`, `.acquire`, `.release`, `.acq_rel`, `.mmio`). Strong accesses
+  // (Relaxed and Ordering) do not race with each other; Ordering ones are side effects.
+  enum class MemoryStrength : uint8_t { Weak, Relaxed, Ordering };
+  MemoryStrength memoryStrength() const;
+
   SourceLoc loc() const { return loc_; }
   void setLoc(SourceLoc l) { loc_ = l; }
   // 1-based index into the function's groups of .loc lines; 0 = none.
