@@ -7,10 +7,12 @@
 #include "ptxopt/analysis/ReachingDefs.h"
 
 #include <algorithm>
+#include <ranges>
 
 #include "ptxopt/analysis/CfgInfo.h"
 #include "ptxopt/analysis/Dominators.h"
 #include "ptxopt/analysis/Liveness.h"
+#include "ptxopt/analysis/Scc.h"
 
 namespace ptxopt {
 
@@ -197,75 +199,35 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
   std::vector<int32_t> flatOf(values.size(), -1);
   std::vector<Flat> flats;
   {
-    constexpr uint32_t kNone = UINT32_MAX;
-    std::vector<uint32_t> index(values.size(), kNone), low(values.size(), 0), st;
-    std::vector<uint8_t> onStack(values.size(), 0);
-    uint32_t clock = 0;
     auto edges = [&](uint32_t v) -> std::vector<uint32_t> {
       const Value& x = values[v];
       if (x.kind == Value::Kind::Phi) return x.incoming;
       if (x.kind == Value::Kind::May) return {x.prev};
       return {};
     };
-    std::vector<std::pair<uint32_t, size_t>> call;
-    std::vector<std::vector<uint32_t>> succCache;
-    for (uint32_t s0 = 0; s0 < values.size(); ++s0) {
-      if (index[s0] != kNone) continue;
-      index[s0] = low[s0] = clock++;
-      st.push_back(s0);
-      onStack[s0] = 1;
-      call.emplace_back(s0, 0);
-      succCache.push_back(edges(s0));
-      while (!call.empty()) {
-        auto& [v, next] = call.back();
-        std::vector<uint32_t>& out = succCache.back();
-        if (next < out.size()) {
-          uint32_t w = out[next++];
-          if (index[w] == kNone) {
-            index[w] = low[w] = clock++;
-            st.push_back(w);
-            onStack[w] = 1;
-            call.emplace_back(w, 0);
-            succCache.push_back(edges(w));
-          } else if (onStack[w]) {
-            low[v] = std::min(low[v], index[w]);
-          }
-          continue;
-        }
-        uint32_t done = v;
-        call.pop_back();
-        succCache.pop_back();
-        if (!call.empty()) low[call.back().first] = std::min(low[call.back().first], low[done]);
-        if (low[done] != index[done]) continue;
-        // A finished group: its set is its own definitions and what its successors reach.
-        Flat flat;
-        std::vector<uint32_t> members;
-        uint32_t w;
-        do {
-          w = st.back();
-          st.pop_back();
-          onStack[w] = 0;
-          members.push_back(w);
-          flatOf[w] = static_cast<int32_t>(flats.size());
-        } while (w != done);
-        for (uint32_t m : members) {
-          const Value& x = values[m];
-          if (x.kind == Value::Kind::Entry) flat.entry = true;
-          if (x.kind == Value::Kind::Def || x.kind == Value::Kind::May) flat.defs.push_back(x.def);
-          for (uint32_t y : edges(m)) {
-            int32_t g = flatOf[y];
-            if (g >= 0 && g != static_cast<int32_t>(flats.size())) {
-              const Flat& other = flats[static_cast<uint32_t>(g)];
-              flat.defs.insert(flat.defs.end(), other.defs.begin(), other.defs.end());
-              flat.entry |= other.entry;
-            }
-          }
-        }
-        std::sort(flat.defs.begin(), flat.defs.end());
-        flat.defs.erase(std::unique(flat.defs.begin(), flat.defs.end()), flat.defs.end());
-        flats.push_back(std::move(flat));
-      }
-    }
+    DenseSccState state(static_cast<uint32_t>(values.size()));
+    forEachScc(state, std::views::iota(uint32_t{0}, static_cast<uint32_t>(values.size())), edges,
+               [&](const std::vector<uint32_t>& members) {
+                 // A finished group: its set is its own definitions and what its successors reach.
+                 for (uint32_t m : members) flatOf[m] = static_cast<int32_t>(flats.size());
+                 Flat flat;
+                 for (uint32_t m : members) {
+                   const Value& x = values[m];
+                   if (x.kind == Value::Kind::Entry) flat.entry = true;
+                   if (x.kind == Value::Kind::Def || x.kind == Value::Kind::May) flat.defs.push_back(x.def);
+                   for (uint32_t y : edges(m)) {
+                     int32_t g = flatOf[y];
+                     if (g >= 0 && g != static_cast<int32_t>(flats.size())) {
+                       const Flat& other = flats[static_cast<uint32_t>(g)];
+                       flat.defs.insert(flat.defs.end(), other.defs.begin(), other.defs.end());
+                       flat.entry |= other.entry;
+                     }
+                   }
+                 }
+                 std::sort(flat.defs.begin(), flat.defs.end());
+                 flat.defs.erase(std::unique(flat.defs.begin(), flat.defs.end()), flat.defs.end());
+                 flats.push_back(std::move(flat));
+               });
   }
 
   // ---- registers written once: dominance decides ------------------------------------------

@@ -7,6 +7,7 @@
 #include "ptxopt/analysis/Dominators.h"
 #include "ptxopt/analysis/Liveness.h"
 #include "ptxopt/analysis/Loops.h"
+#include "ptxopt/analysis/Scc.h"
 #include "ptxopt/ir/Module.h"
 
 namespace ptxopt {
@@ -127,59 +128,30 @@ UniformityInfo UniformityAnalysis::run(const Function& f, FunctionAnalysisManage
   auto buildRegion = [&](uint32_t post, Region& R) {
     R.sccOf.clear();
     R.sccDefs.clear();
-    std::unordered_map<uint32_t, uint32_t> index, low;
-    std::vector<uint32_t> stack;
-    std::unordered_map<uint32_t, uint8_t> onStack;
-    uint32_t clock = 0;
-    std::vector<std::pair<uint32_t, size_t>> call;
-    for (uint32_t s0 : R.starts) {
-      if (s0 == post || index.count(s0)) continue;
-      index[s0] = low[s0] = clock++;
-      stack.push_back(s0);
-      onStack[s0] = 1;
-      call.emplace_back(s0, 0);
-      while (!call.empty()) {
-        auto& [v, next] = call.back();
-        if (next < cfg.succ[v].size()) {
-          uint32_t w = cfg.succ[v][next++];
-          if (w == post) continue;
-          auto it = index.find(w);
-          if (it == index.end()) {
-            index[w] = low[w] = clock++;
-            stack.push_back(w);
-            onStack[w] = 1;
-            call.emplace_back(w, 0);
-          } else if (onStack[w]) {
-            low[v] = std::min(low[v], it->second);
-          }
-          continue;
-        }
-        uint32_t done = v;
-        call.pop_back();
-        if (!call.empty()) low[call.back().first] = std::min(low[call.back().first], low[done]);
-        if (low[done] != index[done]) continue;
-        uint32_t id = static_cast<uint32_t>(R.sccDefs.size());
-        R.sccDefs.emplace_back(nregs);
-        std::vector<uint32_t> members;
-        uint32_t w;
-        do {
-          w = stack.back();
-          stack.pop_back();
-          onStack[w] = 0;
-          R.sccOf[w] = id;
-          members.push_back(w);
-        } while (w != done);
-        // Successor components are complete already (Tarjan finishes sinks first).
-        for (uint32_t m : members) {
-          R.sccDefs[id].unite(blockDefs[m]);
-          for (uint32_t y : cfg.succ[m]) {
-            if (y == post) continue;
-            uint32_t sy = R.sccOf[y];
-            if (sy != id) R.sccDefs[id].unite(R.sccDefs[sy]);
-          }
+    SparseSccState state;
+    auto successors = [&](uint32_t v) {
+      std::vector<uint32_t> out;
+      for (uint32_t w : cfg.succ[v])
+        if (w != post) out.push_back(w);
+      return out;
+    };
+    std::vector<uint32_t> starts;
+    for (uint32_t s0 : R.starts)
+      if (s0 != post) starts.push_back(s0);
+    forEachScc(state, starts, successors, [&](const std::vector<uint32_t>& members) {
+      uint32_t id = static_cast<uint32_t>(R.sccDefs.size());
+      R.sccDefs.emplace_back(nregs);
+      for (uint32_t m : members) R.sccOf[m] = id;
+      // Successor components are complete already (Tarjan finishes sinks first).
+      for (uint32_t m : members) {
+        R.sccDefs[id].unite(blockDefs[m]);
+        for (uint32_t y : cfg.succ[m]) {
+          if (y == post) continue;
+          uint32_t sy = R.sccOf[y];
+          if (sy != id) R.sccDefs[id].unite(R.sccDefs[sy]);
         }
       }
-    }
+    });
   };
   const LoopInfo& loops = am.get<LoopAnalysis>();
   std::vector<BitVector> loopDefs(loops.loops.size());
