@@ -166,6 +166,24 @@ bool parseShape(std::string_view text, OperandShape& shape, std::string& error) 
     }
     text = trim(text.substr(end + 1));
   }
+  if (text.size() > 1 && text[0] == 'T' && text[1] == '(') {  // the classes T may have: T(u s f)
+    size_t end = text.find(')');
+    if (end == std::string_view::npos) {
+      error = "unclosed type-class list";
+      return false;
+    }
+    for (std::string_view c : split(text.substr(2, end - 2), ' ')) {
+      if (c.empty()) continue;
+      TypeClass tc = c == "b" ? TypeClass::Bit : c == "u" ? TypeClass::Unsigned : c == "s" ? TypeClass::Signed
+                   : c == "f" ? TypeClass::Float : c == "pred" ? TypeClass::Pred : TypeClass::None;
+      if (tc == TypeClass::None) {
+        error = "unknown type class '" + std::string(c) + "' (b, u, s, f, pred)";
+        return false;
+      }
+      shape.typeClasses |= static_cast<uint8_t>(1u << static_cast<unsigned>(tc));
+    }
+    text = trim(text.substr(end + 1));
+  }
   std::string_view defs, uses = text;
   size_t eq = text.find('=');
   if (eq != std::string_view::npos) {

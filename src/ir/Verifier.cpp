@@ -197,12 +197,24 @@ class FunctionVerifier {
                          " (.s32, .f32, ...)" + (unknown.empty() ? "" : "; " + unknown + " is not a type"));
       return;
     }
+    if (shape->typeClasses && i.type(0) != ScalarType::None && !shape->allowsClass(typeClass(i.type(0)))) {
+      std::string allowed;
+      for (auto [c, t] : {std::pair{TypeClass::Bit, ".b"}, {TypeClass::Unsigned, ".u"}, {TypeClass::Signed, ".s"},
+                          {TypeClass::Float, ".f"}, {TypeClass::Pred, ".pred"}})
+        if (shape->allowsClass(c)) allowed += (allowed.empty() ? "" : ", ") + std::string(t);
+      error(i.loc(), "'" + name + "' does not take type '" + std::string(typeName(i.type(0))) + "'" +
+                         (shape->when.empty() ? "" : " with these modifiers") + " (it takes " + allowed + " types)");
+      return;
+    }
     // Modifiers the table does not know: qualifiers with '::' (.L1::evict_last, .L2::256B)
     // are kept verbatim; anything else on a modelled instruction is a misspelling that ptxas
     // rejects too (.globl, .shard).
     for (Mod m : i.mods())
       if (!isKnownMod(m) && modName(m, m_.strings()).find("::") == std::string_view::npos)
         error(i.loc(), "unknown modifier '" + std::string(modName(m, m_.strings())) + "' on '" + name + "'");
+    // The non-coherent texture path reads global memory only.
+    if (i.has(Mod::Nc) && i.info().is(OpFlag::MemRead) && i.space() != StateSpace::Global)
+      error(i.loc(), "'.nc' on '" + name + "' needs the .global state space");
     for (uint32_t k = 0; k < i.numOperands(); ++k) checkOperandShape(i, shape->ops[k], k);
   }
 

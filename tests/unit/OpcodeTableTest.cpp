@@ -91,6 +91,15 @@ TEST(Signatures, GrammarErrorsAreReported) {
   EXPECT_EQ(error, "more than one written operand");
   EXPECT_TRUE(parseSignature("[.red] d:T = a:u32, c:pred; a:u32, b?:u32", sig, error)) << error;
   EXPECT_EQ(sig.fixedDefs, Signature::kDefsVary);
+  EXPECT_FALSE(parseSignature("T(u q) d:T = a:T", sig, error));
+  EXPECT_EQ(error, "unknown type class 'q' (b, u, s, f, pred)");
+  EXPECT_FALSE(parseSignature("T(u s d:T = a:T", sig, error));
+  EXPECT_EQ(error, "unclosed type-class list");
+  ASSERT_TRUE(parseSignature("[.lo] T(u s) d:T = a:T; T(f) d:T = a:T", sig, error)) << error;
+  EXPECT_TRUE(sig.shapes[0].allowsClass(TypeClass::Signed));
+  EXPECT_FALSE(sig.shapes[0].allowsClass(TypeClass::Float));
+  EXPECT_TRUE(sig.shapes[1].allowsClass(TypeClass::Float));
+  EXPECT_FALSE(sig.shapes[1].allowsClass(TypeClass::Bit));
   EXPECT_TRUE(parseSignature("@target", sig, error));
   EXPECT_TRUE(sig.labelAt(0));
   EXPECT_FALSE(sig.labelAt(1));

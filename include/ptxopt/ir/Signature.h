@@ -63,6 +63,9 @@ struct OperandShape {
   uint8_t minOps = 0;     // operands without the optional ones
   uint8_t numDefs = 0;    // leading written operands (0 or 1)
   bool usesT = false, usesT2 = false;
+  // The classes the instruction type T may have (a bit per TypeClass); 0: any.
+  uint8_t typeClasses = 0;
+  bool allowsClass(TypeClass c) const { return typeClasses == 0 || (typeClasses >> static_cast<unsigned>(c)) & 1; }
 };
 
 enum class SignatureForm : uint8_t {
