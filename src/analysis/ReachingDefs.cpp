@@ -7,7 +7,7 @@
 #include "ptxopt/analysis/ReachingDefs.h"
 
 #include <algorithm>
-#include <ranges>
+#include <numeric>
 
 #include "ptxopt/analysis/CfgInfo.h"
 #include "ptxopt/analysis/Dominators.h"
@@ -206,7 +206,9 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
       return {};
     };
     DenseSccState state(static_cast<uint32_t>(values.size()));
-    forEachScc(state, std::views::iota(uint32_t{0}, static_cast<uint32_t>(values.size())), edges,
+    std::vector<uint32_t> all(values.size());
+    std::iota(all.begin(), all.end(), 0u);
+    forEachScc(state, all, edges,
                [&](const std::vector<uint32_t>& members) {
                  // A finished group: its set is its own definitions and what its successors reach.
                  for (uint32_t m : members) flatOf[m] = static_cast<int32_t>(flats.size());
