@@ -147,43 +147,56 @@ bool parseOperand(std::string_view text, bool def, OperandSpec& spec, std::strin
   return parseElement(text, spec.name, spec.type, spec.wider, spec.optional, spec.accept, false, error);
 }
 
+// The type classes a signature may name in T(...): its letter there, its prefix in messages.
+struct TypeClassName {
+  TypeClass cls;
+  std::string_view letter, prefix;
+};
+constexpr TypeClassName kTypeClassNames[] = {{TypeClass::Bit, "b", ".b"},
+                                             {TypeClass::Unsigned, "u", ".u"},
+                                             {TypeClass::Signed, "s", ".s"},
+                                             {TypeClass::Float, "f", ".f"},
+                                             {TypeClass::Pred, "pred", ".pred"}};
+
+// A space-separated list that opens `text` (its items start at `from`, it ends at `close`): each
+// item goes to `item`, which returns false (with `error` set) to reject it; `text` is left after
+// the list. False on an unclosed list or a rejected item.
+template <typename Item>
+bool takePrefixList(std::string_view& text, size_t from, char close, const char* what, std::string& error, Item&& item) {
+  size_t end = text.find(close);
+  if (end == std::string_view::npos) {
+    error = std::string("unclosed ") + what;
+    return false;
+  }
+  for (std::string_view x : split(text.substr(from, end - from), ' '))
+    if (!x.empty() && !item(x)) return false;
+  text = trim(text.substr(end + 1));
+  return true;
+}
+
 bool parseShape(std::string_view text, OperandShape& shape, std::string& error) {
   text = trim(text);
-  if (text.size() > 1 && text[0] == '[' && text[1] == '.') {  // a condition, not an address
-    size_t end = text.find(']');
-    if (end == std::string_view::npos) {
-      error = "unclosed condition";
-      return false;
-    }
-    for (std::string_view m : split(text.substr(1, end - 1), ' ')) {
-      if (m.empty()) continue;
-      Mod mod = lookupKnownMod(m);
-      if (mod == Mod::None) {
-        error = "unknown modifier '" + std::string(m) + "' in a condition";
-        return false;
-      }
-      shape.when.push_back(mod);
-    }
-    text = trim(text.substr(end + 1));
-  }
-  if (text.size() > 1 && text[0] == 'T' && text[1] == '(') {  // the classes T may have: T(u s f)
-    size_t end = text.find(')');
-    if (end == std::string_view::npos) {
-      error = "unclosed type-class list";
-      return false;
-    }
-    for (std::string_view c : split(text.substr(2, end - 2), ' ')) {
-      if (c.empty()) continue;
-      TypeClass tc = c == "b" ? TypeClass::Bit : c == "u" ? TypeClass::Unsigned : c == "s" ? TypeClass::Signed
-                   : c == "f" ? TypeClass::Float : c == "pred" ? TypeClass::Pred : TypeClass::None;
-      if (tc == TypeClass::None) {
+  // A condition, not an address: [.lo .hi]
+  if (text.size() > 1 && text[0] == '[' && text[1] == '.' &&
+      !takePrefixList(text, 1, ']', "condition", error, [&](std::string_view m) {
+        Mod mod = lookupKnownMod(m);
+        if (mod == Mod::None) error = "unknown modifier '" + std::string(m) + "' in a condition";
+        shape.when.push_back(mod);
+        return mod != Mod::None;
+      }))
+    return false;
+  // The classes T may have: T(u s f)
+  if (text.size() > 1 && text[0] == 'T' && text[1] == '(' &&
+      !takePrefixList(text, 2, ')', "type-class list", error, [&](std::string_view c) {
+        for (const TypeClassName& n : kTypeClassNames)
+          if (c == n.letter) {
+            shape.typeClasses |= static_cast<uint8_t>(1u << static_cast<unsigned>(n.cls));
+            return true;
+          }
         error = "unknown type class '" + std::string(c) + "' (b, u, s, f, pred)";
         return false;
-      }
-      shape.typeClasses |= static_cast<uint8_t>(1u << static_cast<unsigned>(tc));
-    }
-    text = trim(text.substr(end + 1));
-  }
+      }))
+    return false;
   std::string_view defs, uses = text;
   size_t eq = text.find('=');
   if (eq != std::string_view::npos) {
@@ -369,6 +382,13 @@ std::string describeShapes(const Instruction& inst) {
     out += shapeText(inst.info().name, *s);
   }
   return "'" + out + "'";
+}
+
+std::string describeTypeClasses(const OperandShape& shape) {
+  std::string out;
+  for (const TypeClassName& n : kTypeClassNames)
+    if (shape.allowsClass(n.cls)) out += (out.empty() ? "" : ", ") + std::string(n.prefix);
+  return out;
 }
 
 }  // namespace ptxopt

@@ -198,12 +198,8 @@ class FunctionVerifier {
       return;
     }
     if (shape->typeClasses && i.type(0) != ScalarType::None && !shape->allowsClass(typeClass(i.type(0)))) {
-      std::string allowed;
-      for (auto [c, t] : {std::pair{TypeClass::Bit, ".b"}, {TypeClass::Unsigned, ".u"}, {TypeClass::Signed, ".s"},
-                          {TypeClass::Float, ".f"}, {TypeClass::Pred, ".pred"}})
-        if (shape->allowsClass(c)) allowed += (allowed.empty() ? "" : ", ") + std::string(t);
       error(i.loc(), "'" + name + "' does not take type '" + std::string(typeName(i.type(0))) + "'" +
-                         (shape->when.empty() ? "" : " with these modifiers") + " (it takes " + allowed + " types)");
+                         withCondition(*shape, i) + " (it takes " + describeTypeClasses(*shape) + " types)");
       return;
     }
     // Modifiers the table does not know: qualifiers with '::' (.L1::evict_last, .L2::256B)
@@ -212,13 +208,18 @@ class FunctionVerifier {
     for (Mod m : i.mods())
       if (!isKnownMod(m) && modName(m, m_.strings()).find("::") == std::string_view::npos)
         error(i.loc(), "unknown modifier '" + std::string(modName(m, m_.strings())) + "' on '" + name + "'");
-    // The non-coherent texture path reads global memory only.
-    if (i.has(Mod::Nc) && i.info().is(OpFlag::MemRead) && i.space() != StateSpace::Global)
-      error(i.loc(), "'.nc' on '" + name + "' needs the .global state space");
-    for (uint32_t k = 0; k < i.numOperands(); ++k) checkOperandShape(i, shape->ops[k], k);
+    for (uint32_t k = 0; k < i.numOperands(); ++k) checkOperandShape(i, *shape, k);
   }
 
-  void checkOperandShape(const Instruction& i, const OperandSpec& spec, uint32_t k) {
+  // " with '.lo'": the modifier that chose a conditional shape, for messages.
+  std::string withCondition(const OperandShape& shape, const Instruction& i) const {
+    for (Mod m : shape.when)
+      if (i.has(m)) return " with '" + std::string(modName(m, m_.strings())) + "'";
+    return "";
+  }
+
+  void checkOperandShape(const Instruction& i, const OperandShape& shape, uint32_t k) {
+    const OperandSpec& spec = shape.ops[k];
     const Operand& o = i.operand(k);
     std::string what = ordinal(k) + " (" + std::string(spec.name) + ") of '" + std::string(i.info().name) + "'";
     switch (spec.role) {
@@ -234,7 +235,7 @@ class FunctionVerifier {
           error(i.loc(), what + " must be an address [...]");
         } else if (spec.spaces && !(spec.spaces & (1u << static_cast<unsigned>(foldSpace(i.space()))))) {
           StateSpace s = foldSpace(i.space());
-          error(i.loc(), "'" + std::string(i.info().name) + "' cannot access the " +
+          error(i.loc(), "'" + std::string(i.info().name) + "'" + withCondition(shape, i) + " cannot access the " +
                              (s == StateSpace::Generic ? std::string("generic") : std::string(spaceName(s)).substr(1)) + " state space");
         } else {
           checkAddressSpace(i, o, what);

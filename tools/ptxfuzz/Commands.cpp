@@ -19,6 +19,14 @@ namespace ptxfuzz {
 
 using namespace ptxopt;
 
+void addSizeOption(CLI::App* cmd, std::string& size) {
+  std::vector<std::string> names;
+  for (fuzz::KernelSize k : {fuzz::KernelSize::Small, fuzz::KernelSize::Medium, fuzz::KernelSize::Large, fuzz::KernelSize::Random})
+    names.emplace_back(fuzz::kernelSizeName(k));
+  cmd->add_option("--size", size, "generated kernel size: small (10-60 instructions), medium (100-600), large (1,000-5,000) or random (a mix; default)")
+      ->check(CLI::IsMember(names));
+}
+
 std::string findPtxas(const std::string& given, bool disabled) {
   if (disabled) return {};
   if (!given.empty()) return given;
@@ -74,8 +82,7 @@ void addRun(CLI::App& app, RunCommand& c) {
   run->add_option("--ptxas", c.ptxas, "ptxas to assemble originals and outputs with (default: found)");
   run->add_flag("--no-ptxas", c.noPtxas, "do not assemble with ptxas");
   run->add_option("--timeout", c.timeout, "seconds one seed may take before it counts as a hang (default 120)");
-  run->add_option("--size", c.size, "generated kernel size: small, medium, large or random")
-      ->check(CLI::IsMember({"small", "medium", "large", "random"}));
+  addSizeOption(run, c.size);
   run->add_option("--kernel", c.kernel, "check this PTX file instead of generated kernels (needs --launch)");
   run->add_option("--launch", c.launch, "the launch spec of --kernel");
   run->add_flag("-q,--quiet", c.quiet, "no progress lines");

@@ -53,6 +53,9 @@ struct MutateCommand {
 void addMutate(CLI::App& app, MutateCommand& c);
 int runMutate(const MutateCommand& c);
 
+// --size: small, medium, large or random (the generator's KernelSize names).
+void addSizeOption(CLI::App* cmd, std::string& size);
+
 // The ptxas to use: the one given, else /usr/local/cuda/bin/ptxas or the PATH's; empty when
 // there is none or `disabled`.
 std::string findPtxas(const std::string& given, bool disabled);

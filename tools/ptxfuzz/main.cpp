@@ -39,8 +39,7 @@ void addGen(CLI::App& app, GenOptions& o) {
   gen->add_option("--seed", o.seed, "seed (the same seed gives the same files everywhere)");
   gen->add_option("--count", o.count, "generate this many kernels, seeds seed .. seed+count-1")->check(CLI::PositiveNumber);
   gen->add_option("-o,--output-dir", o.outDir, "directory to write into (created if missing)");
-  gen->add_option("--size", o.size, "small, medium, large or random (a mix; default)")
-      ->check(CLI::IsMember({"small", "medium", "large", "random"}));
+  ptxfuzz::addSizeOption(gen, o.size);
   gen->add_flag("--no-warp-sz", o.noWarpSz, "never read the warp size through WARP_SZ");
   gen->add_flag("--no-approx", o.noApprox, "no .approx or transcendental float operations");
   gen->add_flag("--no-calls", o.noCalls, "no .func callees");

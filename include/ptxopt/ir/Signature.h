@@ -110,6 +110,9 @@ ScalarType resolveType(TypeRule r, const Instruction& inst);
 // "add d, a, b" or "setp p|q, a, b, c" for messages; all applicable shapes, joined by " or ".
 std::string describeShapes(const Instruction& inst);
 
+// The type classes `shape` lets T have, for messages: ".u, .s, .f".
+std::string describeTypeClasses(const OperandShape& shape);
+
 // Parses a signature text (exposed for the unit tests); false with `error` set when the text
 // does not follow the grammar of Opcodes.def.
 bool parseSignature(std::string_view text, Signature& out, std::string& error);
