@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,9 @@ struct Function {
   std::string exitLabel;        // shared `ret` block at the end, when used
   std::vector<Value> sinks;     // registers whose final values reach the output
   bool usesLocal = false;
+  // Registers whose value a lop3 computed, directly or through other instructions (emit keeps
+  // it; see avoidPtxasHang in Builder.cpp).
+  std::set<std::string> lop3Derived;
 };
 
 // Budgets that the size class sets.
@@ -120,6 +124,7 @@ class Gen {
   void pushScope() { fn_->scopes.emplace_back(); }
   void popScope() { fn_->scopes.pop_back(); }
   void emit(const std::string& text);  // one instruction; the ';' is added
+  std::string avoidPtxasHang(const std::string& text);
   void emitRaw(const std::string& text);
   void label(const std::string& name);
   std::string newLabel(const char* hint);

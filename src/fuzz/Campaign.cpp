@@ -35,7 +35,9 @@ std::string checkSeed(const CampaignOptions& o, const KernelSource& source, uint
   std::string out;
   Outcome original = kernel.checkOriginal();
   if (original.verdict != Verdict::Ok) {
-    std::string dir = o.outDir + "/bad-input-" + std::to_string(seed), werr;
+    std::string dir = o.outDir + (original.verdict == Verdict::PtxasHangsOnInput ? "/ptxas-hang-" : "/bad-input-") +
+                      std::to_string(seed),
+                werr;
     writeReproducer(dir, kernel, Pipeline{}, original, werr);
     return "bad\t-\t" + std::string(verdictName(original.verdict)) + "\t" + dir + "\t" + firstLine(original.detail) + "\n";
   }
@@ -129,7 +131,7 @@ CampaignSummary runCampaign(const CampaignOptions& o, const KernelSource& source
             if (f.empty()) continue;
             if (f[0] == "bad" && f.size() >= 5) {
               ++s.kernels;
-              ++s.badInputs;
+              ++(f[2] == verdictName(Verdict::PtxasHangsOnInput) ? s.ptxasHangs : s.badInputs);
               s.lines.push_back("seed " + std::to_string(seed) + ": " + f[2] + " (" + f[3] + "): " + f[4]);
             } else if (f[0] == "kernel") {
               ++s.kernels;
@@ -159,6 +161,8 @@ std::string summaryTable(const CampaignSummary& s) {
                 static_cast<unsigned long long>(s.findings), s.seconds > 0 ? static_cast<double>(s.kernels) / s.seconds : 0.0);
   std::string out = buf;
   if (s.badInputs) out += ", " + std::to_string(s.badInputs) + " bad inputs";
+  if (s.ptxasHangs)
+    out += ", " + std::to_string(s.ptxasHangs) + " inputs that ptxas does not finish (a ptxas bug: 'ptxfuzz reduce' shrinks them)";
   for (const auto& [v, n] : s.byVerdict) out += "\n  " + v + ": " + std::to_string(n);
   return out;
 }

@@ -94,16 +94,27 @@ const char* verdictName(Verdict v) {
   switch (v) {
     case Verdict::Ok: return "ok";
     case Verdict::BadInput: return "bad-input";
+    case Verdict::PtxasHangsOnInput: return "ptxas-hangs-on-input";
     case Verdict::Crash: return "crash";
     case Verdict::Hang: return "hang";
     case Verdict::VerifierFailed: return "verifier-failed";
     case Verdict::PtxasRejected: return "ptxas-rejected";
+    case Verdict::PtxasTimedOut: return "ptxas-timed-out";
     case Verdict::ResultsDiffer: return "results-differ";
     case Verdict::PrintfDiffers: return "printf-differs";
     case Verdict::FaultDiffers: return "fault-differs";
     case Verdict::RaceIntroduced: return "race-introduced";
   }
   return "?";
+}
+
+bool verdictFromName(const std::string& name, Verdict& out) {
+  for (uint8_t v = 0; v <= static_cast<uint8_t>(kLastVerdict); ++v)
+    if (name == verdictName(static_cast<Verdict>(v))) {
+      out = static_cast<Verdict>(v);
+      return true;
+    }
+  return false;
 }
 
 // ---- running ------------------------------------------------------------------------------
@@ -146,19 +157,31 @@ std::string describeRun(const emu::RunResult& r) {
   return out;
 }
 
-std::string ptxasErrors(const std::string& ptxas, const std::string& arch, const std::string& ptx) {
+PtxasResult runPtxas(const std::string& ptxas, const std::string& arch, const std::string& ptx,
+                     unsigned timeoutSeconds) {
+  PtxasResult out;
+  auto rejected = [&](std::string text) {
+    out.status = PtxasResult::Status::Rejected;
+    out.text = std::move(text);
+    return out;
+  };
   const char* tmp = std::getenv("TMPDIR");
   std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/ptxfuzz-XXXXXX.ptx";
   int fd = mkstemps(path.data(), 4);
-  if (fd < 0) return "cannot create a temporary file for ptxas";
+  if (fd < 0) return rejected("cannot create a temporary file for ptxas");
   close(fd);
   std::string error;
-  if (!writeFile(path, ptx, error)) return error;
-  ProcessResult r = runProcess({ptxas, "-arch=" + arch, path, "-o", "/dev/null"}, 300);
+  if (!writeFile(path, ptx, error)) return rejected(error);
+  ProcessResult r = runProcess({ptxas, "-arch=" + arch, path, "-o", "/dev/null"}, timeoutSeconds);
   std::remove(path.c_str());
-  if (r.ok()) return {};
+  if (r.ok()) return out;
+  if (r.end == ProcessResult::End::TimedOut) {
+    out.status = PtxasResult::Status::TimedOut;
+    out.text = "ptxas did not finish within " + std::to_string(timeoutSeconds) + " s";
+    return out;
+  }
   std::string text = r.err.empty() ? r.out : r.err;
-  return text.empty() ? "ptxas ended by " + r.describe() : text;
+  return rejected(text.empty() ? "ptxas ended by " + r.describe() : text);
 }
 
 KernelUnderTest::KernelUnderTest(std::string name, std::string ptx, emu::LaunchSpec spec, HarnessOptions options)
@@ -171,8 +194,10 @@ Outcome KernelUnderTest::checkOriginal() {
   module_ = loadModule(ptx_, name_ + ".ptx", diags);
   if (!module_) return verdict(Verdict::BadInput, "the original does not load:\n" + diags.str());
   if (!options_.ptxas.empty()) {
-    std::string errs = ptxasErrors(options_.ptxas, options_.ptxasArch, ptx_);
-    if (!errs.empty()) return verdict(Verdict::BadInput, "ptxas rejects the original: " + errs);
+    PtxasResult p = runPtxas(options_.ptxas, options_.ptxasArch, ptx_, options_.ptxasTimeoutSeconds);
+    if (p.status == PtxasResult::Status::TimedOut)
+      return verdict(Verdict::PtxasHangsOnInput, "on the original: " + p.text);
+    if (!p.accepted()) return verdict(Verdict::BadInput, "ptxas rejects the original: " + p.text);
   }
   std::string error;
   emulator_ = emu::Emulator::create(*module_, error);
@@ -209,8 +234,10 @@ Outcome KernelUnderTest::checkPipeline(const Pipeline& pipeline) {
   std::unique_ptr<Module> reread = loadModule(out.optimizedPtx, name_ + ".optimized.ptx", back);
   if (!reread) return fail(Verdict::VerifierFailed, "the optimized output does not read back:\n" + back.str());
   if (!options_.ptxas.empty()) {
-    std::string errs = ptxasErrors(options_.ptxas, options_.ptxasArch, out.optimizedPtx);
-    if (!errs.empty()) return fail(Verdict::PtxasRejected, errs);
+    PtxasResult p = runPtxas(options_.ptxas, options_.ptxasArch, out.optimizedPtx, options_.ptxasTimeoutSeconds);
+    if (p.status == PtxasResult::Status::TimedOut)
+      return fail(Verdict::PtxasTimedOut, "on the optimized output, though not on the original: " + p.text);
+    if (!p.accepted()) return fail(Verdict::PtxasRejected, p.text);
   }
   std::unique_ptr<emu::Emulator> emulator = emu::Emulator::create(*reread, error);
   if (!emulator) return fail(Verdict::VerifierFailed, "the emulator cannot load the optimized output: " + error);
@@ -235,7 +262,14 @@ bool writeReproducer(const std::string& dir, const KernelUnderTest& kernel, cons
                      const Outcome& outcome, std::string& error) {
   if (!makeDirectory(dir, error)) return false;
   std::string verdictText = std::string(verdictName(outcome.verdict)) + "\n" + outcome.detail + "\n";
+  bool ptxasHang = outcome.verdict == Verdict::PtxasHangsOnInput || outcome.verdict == Verdict::PtxasTimedOut;
   std::string script =
+      ptxasHang ?
+      "#!/bin/sh\n"
+      "# Shows the finding: ptxas does not finish this module (PTXAS: the ptxas to run).\n"
+      "cd \"$(dirname \"$0\")\"\n"
+      "${PTXAS:-ptxas} -arch=" + kernel.options().ptxasArch + " " +
+          (outcome.verdict == Verdict::PtxasHangsOnInput ? "original.ptx" : "optimized.ptx") + " -o /dev/null\n" :
       "#!/bin/sh\n"
       "# Shows the finding: optimize original.ptx with the pipeline, then run both on the launch.\n"
       "# PTXOPT_BIN: the directory with ptxopt and ptxrun (default: the PATH).\n"
@@ -277,9 +311,7 @@ bool readReproducer(const std::string& dir, Reproducer& out, std::string& error)
   out.verdict = Verdict::Ok;
   std::string ignored;
   if (readFile(dir + "/verdict.txt", verdictText, ignored)) {
-    std::string first = verdictText.substr(0, verdictText.find('\n'));
-    for (uint8_t v = 0; v <= static_cast<uint8_t>(Verdict::RaceIntroduced); ++v)
-      if (first == verdictName(static_cast<Verdict>(v))) out.verdict = static_cast<Verdict>(v);
+    verdictFromName(verdictText.substr(0, verdictText.find('\n')), out.verdict);
   }
   return true;
 }

@@ -49,10 +49,12 @@ MutationReport runMutationCampaign(const MutationCampaignOptions& o) {
         Mutant m;
         std::string arch = targetArch(texts[file]);
         if (arch.empty() || !mutatePtx(texts[file], seed, kind, m)) return "none";
-        std::string ptxasSays = ptxasErrors(o.ptxas, arch, m.text);
+        PtxasResult ptxas = runPtxas(o.ptxas, arch, m.text, 300);
+        if (ptxas.status == PtxasResult::Status::TimedOut) return "none";  // no answer to compare with
+        const std::string& ptxasSays = ptxas.text;
         DiagEngine diags;
         bool ptxoptAccepts = loadModule(m.text, "mutant.ptx", diags) != nullptr;
-        bool ptxasAccepts = ptxasSays.empty();
+        bool ptxasAccepts = ptxas.accepted();
         std::string line = std::string(mutationKindName(kind)) + " " + (ptxasAccepts ? "1" : "0") + " " + (ptxoptAccepts ? "1" : "0");
         if (ptxasAccepts != ptxoptAccepts) {
           std::string where = o.files[file] + ":" + std::to_string(m.line);

@@ -114,7 +114,7 @@ std::string zeroOf(const std::string& lit) {
 class Reducer {
  public:
   Reducer(const Reproducer& r, const ReduceOptions& o) : pipeline_(r.pipeline), target_(r.verdict), options_(o) {
-    if (target_ != Verdict::PtxasRejected) options_.harness.ptxas.clear();
+    if (!usesPtxas()) options_.harness.ptxas.clear();
   }
 
   bool run(const Reproducer& input, ReduceResult& out, std::string& error) {
@@ -170,16 +170,24 @@ class Reducer {
     ProcessResult r = runInChild([&] { return check(c); }, options_.timeoutSeconds);
     if (!r.ok() || r.out.rfind("ok:", 0) != 0) return false;
     std::string name = r.out.substr(3);
-    for (uint8_t k = 0; k <= static_cast<uint8_t>(Verdict::RaceIntroduced); ++k)
-      if (name == verdictName(static_cast<Verdict>(k)) && isFinding(static_cast<Verdict>(k))) {
-        v = static_cast<Verdict>(k);
-        return true;
-      }
-    return false;
+    Verdict found;
+    if (!verdictFromName(name, found) || !isFinding(found)) return false;
+    v = found;
+    return true;
   }
 
-  // In a child: "bad" (the candidate itself fails its checks) or "ok:<verdict of the pipeline>".
+  // In a child: "bad" (the candidate itself fails its checks) or "ok:<verdict of the pipeline>"
+  // ("ok:<verdict of the original>" when the finding is a ptxas hang on the input).
   std::string check(const Candidate& c) const {
+    // A ptxas hang on the input needs no pipeline and no run: the candidate must load (verify)
+    // and still hang ptxas.
+    if (target_ == Verdict::PtxasHangsOnInput) {
+      DiagEngine diags;
+      if (!loadModule(c.text(), "candidate.ptx", diags)) return "bad";
+      const HarnessOptions& h = options_.harness;
+      bool hangs = runPtxas(h.ptxas, h.ptxasArch, c.text(), h.ptxasTimeoutSeconds).status == PtxasResult::Status::TimedOut;
+      return std::string("ok:") + verdictName(hangs ? Verdict::PtxasHangsOnInput : Verdict::Ok);
+    }
     KernelUnderTest k("candidate", c.text(), c.spec, options_.harness);
     if (k.checkOriginal().verdict != Verdict::Ok) return "bad";
     return std::string("ok:") + verdictName(k.checkPipeline(pipeline_).verdict);
@@ -188,6 +196,10 @@ class Reducer {
   bool readsOnlyKnownUndefined(const Candidate& c) const {
     auto regs = possiblyUndefinedReads(c.text());
     return regs && std::includes(undefinedReads_.begin(), undefinedReads_.end(), regs->begin(), regs->end());
+  }
+
+  bool usesPtxas() const {
+    return target_ == Verdict::PtxasRejected || target_ == Verdict::PtxasTimedOut || target_ == Verdict::PtxasHangsOnInput;
   }
 
   bool crashLike() const { return target_ == Verdict::Crash || target_ == Verdict::Hang; }

@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <cstring>
 
@@ -76,6 +78,25 @@ std::string ProcessResult::describe() const {
   return "?";
 }
 
+std::string findProgram(const std::string& name, const std::vector<std::string>& first,
+                        const std::vector<std::string>& last) {
+  std::vector<std::string> dirs = first;
+  const char* path = std::getenv("PATH");
+  std::string p = path ? path : "";
+  for (size_t start = 0; start <= p.size();) {
+    size_t colon = p.find(':', start);
+    if (colon == std::string::npos) colon = p.size();
+    if (colon > start) dirs.push_back(p.substr(start, colon - start));
+    start = colon + 1;
+  }
+  dirs.insert(dirs.end(), last.begin(), last.end());
+  for (const std::string& d : dirs) {
+    std::string candidate = d + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return {};
+}
+
 ProcessResult runProcess(const std::vector<std::string>& argv, unsigned timeoutSeconds) {
   ProcessResult r;
   if (argv.empty()) return r;
@@ -89,8 +110,13 @@ ProcessResult runProcess(const std::vector<std::string>& argv, unsigned timeoutS
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
+    // Killed with the caller: a fuzzing child that is killed for taking too long must not
+    // leave a hanging ptxas behind.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     int devnull = open("/dev/null", O_RDONLY);
     if (devnull >= 0) dup2(devnull, 0);
     dup2(out[1], 1);

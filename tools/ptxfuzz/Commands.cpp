@@ -14,6 +14,7 @@
 #include "ptxopt/fuzz/Reducer.h"
 #include "ptxopt/passes/PassManager.h"
 #include "ptxopt/support/File.h"
+#include "ptxopt/support/Process.h"
 
 namespace ptxfuzz {
 
@@ -30,17 +31,7 @@ void addSizeOption(CLI::App* cmd, std::string& size) {
 std::string findPtxas(const std::string& given, bool disabled) {
   if (disabled) return {};
   if (!given.empty()) return given;
-  if (access("/usr/local/cuda/bin/ptxas", X_OK) == 0) return "/usr/local/cuda/bin/ptxas";
-  const char* path = std::getenv("PATH");
-  std::string p = path ? path : "";
-  for (size_t start = 0; start <= p.size();) {
-    size_t colon = p.find(':', start);
-    if (colon == std::string::npos) colon = p.size();
-    std::string candidate = p.substr(start, colon - start) + "/ptxas";
-    if (colon > start && access(candidate.c_str(), X_OK) == 0) return candidate;
-    start = colon + 1;
-  }
-  return {};
+  return findProgram("ptxas", {"/usr/local/cuda/bin"});
 }
 
 namespace {
@@ -82,6 +73,8 @@ void addRun(CLI::App& app, RunCommand& c) {
   run->add_option("--ptxas", c.ptxas, "ptxas to assemble originals and outputs with (default: found)");
   run->add_flag("--no-ptxas", c.noPtxas, "do not assemble with ptxas");
   run->add_option("--timeout", c.timeout, "seconds one seed may take before it counts as a hang (default 120)");
+  run->add_option("--ptxas-timeout", c.ptxasTimeout,
+                  "seconds one ptxas run may take; beyond it the input counts as a ptxas hang, not a failure (default 30)");
   addSizeOption(run, c.size);
   run->add_option("--kernel", c.kernel, "check this PTX file instead of generated kernels (needs --launch)");
   run->add_option("--launch", c.launch, "the launch spec of --kernel");
@@ -120,6 +113,7 @@ int runRun(const RunCommand& c) {
   o.timeoutSeconds = c.timeout;
   o.outDir = c.outDir;
   o.harness.ptxas = findPtxas(c.ptxas, c.noPtxas);
+  o.harness.ptxasTimeoutSeconds = c.ptxasTimeout;
   warnNoPtxas(o.harness.ptxas, c.noPtxas);
 
   fuzz::KernelSource source;
@@ -181,7 +175,8 @@ void addReduce(CLI::App& app, ReduceCommand& c) {
   reduce->add_option("-o,--output", c.output, "write the reduced module here (default DIR/reduced.ptx, spec beside it as .json)");
   reduce->add_option("-j", c.jobs, "candidates checked at once")->check(CLI::Range(1u, 256u));
   reduce->add_option("--timeout", c.timeout, "seconds one candidate may take (default 60)");
-  reduce->add_option("--ptxas", c.ptxas, "ptxas, for findings that are ptxas rejections (default: found)");
+  reduce->add_option("--ptxas", c.ptxas, "ptxas, for findings that are ptxas rejections or hangs (default: found)");
+  reduce->add_option("--ptxas-timeout", c.ptxasTimeout, "seconds one ptxas run may take (default 30; a ptxas hang reduces faster with less)");
   reduce->add_flag("--no-ptxas", c.noPtxas, "never run ptxas");
 }
 
@@ -196,6 +191,7 @@ int runReduce(const ReduceCommand& c) {
   o.jobs = c.jobs;
   o.timeoutSeconds = c.timeout;
   o.harness.ptxas = findPtxas(c.ptxas, c.noPtxas);
+  o.harness.ptxasTimeoutSeconds = c.ptxasTimeout;
   o.log = [](const std::string& line) { std::fprintf(stderr, "ptxfuzz: %s\n", line.c_str()); };
   fuzz::ReduceResult result;
   if (!fuzz::reduceReproducer(r, o, result, error)) {

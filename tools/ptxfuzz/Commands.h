@@ -21,6 +21,7 @@ struct RunCommand {
   std::string ptxas;
   bool noPtxas = false;
   unsigned timeout = 120;
+  unsigned ptxasTimeout = 30;
   std::string size = "random";
   std::string kernel, launch;       // one given kernel instead of generated ones
   bool quiet = false;
@@ -33,6 +34,7 @@ struct ReduceCommand {
   std::string output;  // default: DIR/reduced.ptx and DIR/reduced.json
   unsigned jobs = 1;
   unsigned timeout = 60;
+  unsigned ptxasTimeout = 30;
   std::string ptxas;
   bool noPtxas = false;
 };

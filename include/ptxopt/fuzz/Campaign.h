@@ -35,10 +35,11 @@ struct CampaignOptions {
 struct CampaignSummary {
   uint64_t kernels = 0;     // seeds whose kernel was checked
   uint64_t badInputs = 0;   // kernels whose original failed its own checks (generator problems)
+  uint64_t ptxasHangs = 0;  // kernels ptxas did not finish (ptxas bugs: reported, not counted as failures)
   uint64_t pipelines = 0;   // pipelines checked
   uint64_t findings = 0;    // pipelines with a finding
   std::map<std::string, uint64_t> byVerdict;
-  std::vector<std::string> lines;  // one per finding or bad input: "seed 12 -O2: results-differ (DIR)"
+  std::vector<std::string> lines;  // one per finding, bad input or ptxas hang: "seed 12 -O2: results-differ (DIR)"
   double seconds = 0;
 };
 

@@ -36,22 +36,30 @@ Pipeline randomPipeline(uint64_t seed, bool randomKnobs);
 enum class Verdict : uint8_t {
   Ok,
   BadInput,        // the original does not verify, ptxas rejects it, or its run faults or races
+  PtxasHangsOnInput,  // ptxas does not finish the original within its limit (a ptxas bug, not ours)
   Crash,           // the optimizer died (found by running it in a child process)
   Hang,            // the optimizer or a run took longer than the time limit
   VerifierFailed,  // --verify-each or reading the printed output back failed
   PtxasRejected,   // ptxas rejects the optimized output
+  PtxasTimedOut,   // ptxas does not finish the optimized output, though it finished the original
   ResultsDiffer,   // buffers differ
   PrintfDiffers,
   FaultDiffers,    // the optimized run faults where the original did not, or the other way
   RaceIntroduced,  // the optimized run races where the original did not
 };
 const char* verdictName(Verdict v);
-// Failures that are the optimizer's fault (all but Ok and BadInput).
-inline bool isFinding(Verdict v) { return v != Verdict::Ok && v != Verdict::BadInput; }
+constexpr Verdict kLastVerdict = Verdict::RaceIntroduced;
+// Failures that are the optimizer's fault (all but Ok and the two verdicts on the input).
+inline bool isFinding(Verdict v) {
+  return v != Verdict::Ok && v != Verdict::BadInput && v != Verdict::PtxasHangsOnInput;
+}
+// The verdict named `name` (verdictName), or false.
+bool verdictFromName(const std::string& name, Verdict& out);
 
 struct HarnessOptions {
   std::string ptxas;            // path of ptxas; empty: no ptxas checks
   std::string ptxasArch = "sm_90";
+  unsigned ptxasTimeoutSeconds = 30;  // one ptxas run; beyond it: PtxasHangsOnInput / PtxasTimedOut
   uint64_t maxInstructions = uint64_t{1} << 24;  // warp instructions per launch
   bool checkRaces = true;
 };
@@ -79,6 +87,7 @@ class KernelUnderTest {
   const std::string& name() const { return name_; }
   const std::string& ptx() const { return ptx_; }
   const emu::LaunchSpec& spec() const { return spec_; }
+  const HarnessOptions& options() const { return options_; }
 
  private:
   std::string name_, ptx_;
@@ -93,9 +102,14 @@ class KernelUnderTest {
 // The run's buffers and printf output as text ("out[3] = 7"), for reproducers.
 std::string describeRun(const emu::RunResult& r);
 
-// Assembles `ptx` with ptxas (through a temporary file); empty when it is accepted, else what
-// ptxas said.
-std::string ptxasErrors(const std::string& ptxas, const std::string& arch, const std::string& ptx);
+// Assembles `ptx` with ptxas (through a temporary file), killed after `timeoutSeconds`.
+struct PtxasResult {
+  enum class Status { Accepted, Rejected, TimedOut } status = Status::Accepted;
+  std::string text;  // what ptxas said when it rejected the module
+  bool accepted() const { return status == Status::Accepted; }
+};
+PtxasResult runPtxas(const std::string& ptxas, const std::string& arch, const std::string& ptx,
+                     unsigned timeoutSeconds);
 
 // A reproducer directory: original.ptx, spec.json, pipeline.txt, optimized.ptx (when there is
 // one), original.out and optimized.out, verdict.txt (the verdict and the first difference),

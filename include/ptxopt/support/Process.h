@@ -20,6 +20,11 @@ struct ProcessResult {
   std::string describe() const;
 };
 
+// The path of the executable `name`: the first hit in `first`, then the PATH, then `last`;
+// empty when there is none.
+std::string findProgram(const std::string& name, const std::vector<std::string>& first = {},
+                        const std::vector<std::string>& last = {});
+
 // Runs argv[0] (looked up in PATH when it has no '/') with the arguments; standard input is
 // empty. Killed after `timeoutSeconds` (0: no limit).
 ProcessResult runProcess(const std::vector<std::string>& argv, unsigned timeoutSeconds = 0);
