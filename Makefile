@@ -1,5 +1,5 @@
 # Front door for newcomers and CI. Every target sets up what it needs first.
-#   make demo   set up, build, optimize the bundled example, check and measure it with ptxrun
+#   make demo   set up, build, optimize the bundled example, check it with ptxrun, report (ptxopt-bench)
 #   make test   set up, build, run every test (GCC build + ASan/UBSan build with the fuzz smoke run)
 #   make bench  build and run the benchmarks
 BUILD      ?= build
@@ -22,16 +22,17 @@ build: setup $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
-	$(BUILD)/ptxopt examples/reduce.ptx -o $(BUILD)/reduce.opt.ptx --verify --stats
-	@echo "wrote $(BUILD)/reduce.opt.ptx"
+	$(BUILD)/ptxopt examples/demo.ptx -o $(BUILD)/demo.opt.ptx --verify --stats
+	@echo "wrote $(BUILD)/demo.opt.ptx"
 	@if [ -x /usr/local/cuda/bin/ptxas ]; then \
-	  /usr/local/cuda/bin/ptxas -arch=sm_90 $(BUILD)/reduce.opt.ptx -o $(BUILD)/reduce.opt.cubin && \
-	  echo "ptxas accepts $(BUILD)/reduce.opt.ptx"; \
+	  /usr/local/cuda/bin/ptxas -arch=sm_90 $(BUILD)/demo.opt.ptx -o $(BUILD)/demo.opt.cubin && \
+	  echo "ptxas accepts $(BUILD)/demo.opt.ptx"; \
 	else echo "SKIPPED: ptxas not found, output not assembled"; fi
-	@# The example's CTAs race on out[] (on purpose, it is a parser stress test): one host thread
-	@# keeps the CTA order fixed so that the two runs are comparable.
-	$(BUILD)/ptxrun --launch examples/reduce.json examples/reduce.ptx -j 1 --compare $(BUILD)/reduce.opt.ptx
-	$(BUILD)/ptxrun --launch examples/reduce.json $(BUILD)/reduce.opt.ptx -j 1 --metrics
+	$(BUILD)/ptxrun --launch examples/demo.json examples/demo.ptx --check-races --compare $(BUILD)/demo.opt.ptx
+	@# The report: emulator figures, SASS census and estimated dynamic SASS, -O0 against -O1 and -O2.
+	$(BUILD)/ptxopt-bench --pipelines=-O0,-O1,-O2 examples -o $(BUILD)/demo-report
+	@cat $(BUILD)/demo-report/summary.md
+	@echo "open $(BUILD)/demo-report/index.html for the charts and the CFG pictures"
 
 test: test-gcc test-asan
 	@python3 scripts/test_summary.py $(BUILD) $(ASAN_BUILD)

@@ -11,6 +11,7 @@ packages=(
   llvm-14-tools                                 # lit and FileCheck
   clang-14 libclang-rt-14-dev                   # sanitizer build and libFuzzer
   graphviz                                      # `dot` for CFG pictures (optional at run time)
+  chromium                                      # headless check that the ptxopt-bench report renders
 )
 
 missing=()

@@ -26,6 +26,7 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
 config.substitutions.append(("%ptxopt", os.path.join(config.ptxopt_bin_dir, "ptxopt")))
 config.substitutions.append(("%ptxrun", os.path.join(config.ptxopt_bin_dir, "ptxrun")))
 config.substitutions.append(("%ptxfuzz", os.path.join(config.ptxopt_bin_dir, "ptxfuzz")))
+config.substitutions.append(("%ptxopt-bench", os.path.join(config.ptxopt_bin_dir, "ptxopt-bench")))
 
 import shutil
 
@@ -42,6 +43,13 @@ if config.ptxas and os.path.exists(config.ptxas):
     config.substitutions.append(("%ptxas", config.ptxas))
 else:
     missing.append("ptxas (tests with REQUIRES: ptxas)")
+# nvdisasm comes from the nvidia-cuda-nvdisasm wheel in the project's .venv (scripts/setup.sh).
+nvdisasm = shutil.which("nvdisasm") or os.path.join(config.ptxopt_src_root, ".venv", "bin", "nvdisasm")
+if os.path.exists(nvdisasm) and "ptxas" in config.available_features:
+    config.available_features.add("nvdisasm")
+    config.substitutions.append(("%nvdisasm", nvdisasm))
+else:
+    missing.append("nvdisasm or ptxas (tests with REQUIRES: nvdisasm; scripts/setup.sh installs nvdisasm into .venv)")
 for what in missing:
     if os.environ.get("CI"):
         lit_config.fatal("CI: %s not found; those tests would be skipped" % what)

@@ -98,7 +98,7 @@ int run(int argc, char** argv) {
   std::string output = "-";
   bool outputGiven = false;
   bool verify = false, stats = false, listPassesFlag = false, verifyEach = false, printAfterAll = false,
-       timePasses = false;
+       timePasses = false, locSelf = false;
   unsigned optLevel = 2;
   std::string passesText, printAnalysis, remarksFile, dotDir, dotFormat = "dot";
   std::vector<std::string> disabled, knobs, printAfter, dotAfter;
@@ -126,6 +126,9 @@ int run(int argc, char** argv) {
       ->delimiter(',')
       ->allow_extra_args(false);
   app.add_flag("--time-passes", timePasses, "print the time each pass took (stderr)");
+  app.add_flag("--loc-self", locSelf,
+               "replace the debug lines by a '.loc' per instruction naming its own line of the output "
+               "(ptxas -lineinfo then maps SASS to these lines; see ptxopt-bench)");
   app.add_option("-j", jobs, "optimize this many functions in parallel (the output does not depend on it)")
       ->check(CLI::Range(1u, 256u));
   app.add_option("--print-analysis", printAnalysis,
@@ -294,7 +297,9 @@ int run(int argc, char** argv) {
     if (!outputGiven) return 0;
   }
 
-  std::string out = ptxopt::printModule(*module);
+  ptxopt::PrintOptions printOptions;
+  if (locSelf) printOptions.locSelf = output == "-" ? "stdout" : output.substr(output.find_last_of('/') + 1);
+  std::string out = ptxopt::printModule(*module, printOptions);
   if (!ptxopt::writeFile(output, out, error)) {
     std::fprintf(stderr, "ptxopt: error: %s\n", error.c_str());
     return 1;

@@ -1,0 +1,276 @@
+#include "ptxopt/quality/Measure.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <unordered_map>
+
+#include "ptxopt/passes/PassManager.h"
+#include "ptxopt/ptx/Parser.h"
+#include "ptxopt/ptx/Printer.h"
+#include "ptxopt/support/File.h"
+#include "ptxopt/support/Process.h"
+
+namespace ptxopt::quality {
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string baseName(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+
+std::string firstLines(const std::string& text, size_t n) {
+  size_t at = 0;
+  for (size_t k = 0; k < n && at != std::string::npos; ++k) at = text.find('\n', at + 1);
+  return at == std::string::npos ? text : text.substr(0, at);
+}
+
+std::string digest(const emu::RunResult& r) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&](std::string_view s) {
+    for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+    h = (h ^ 0xff) * 0x100000001b3ull;
+  };
+  for (const emu::BufferResult& b : r.buffers) {
+    mix(b.name);
+    mix(std::string_view(reinterpret_cast<const char*>(b.bytes.data()), b.bytes.size()));
+  }
+  mix(r.stdoutText);
+  mix(r.fault);
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+unsigned smNumber(const std::string& arch) {
+  size_t at = arch.find("sm_");
+  return at == std::string::npos ? 0 : static_cast<unsigned>(std::strtoul(arch.c_str() + at + 3, nullptr, 10));
+}
+
+// The module text for a lower target: its ".target sm_NN" line names `arch` instead.
+std::string retarget(const std::string& ptx, const std::string& arch) {
+  size_t at = ptx.find("\n.target ");
+  if (at == std::string::npos) return ptx;
+  size_t sm = ptx.find("sm_", at);
+  size_t end = sm == std::string::npos ? sm : ptx.find_first_not_of("0123456789af", sm + 3);
+  if (sm == std::string::npos || smNumber(ptx.substr(sm, end - sm)) <= smNumber(arch)) return ptx;
+  return ptx.substr(0, sm) + arch + ptx.substr(end);
+}
+
+}  // namespace
+
+bool parsePipeline(const std::string& text, fuzz::Pipeline& out, std::string& error) {
+  out = fuzz::Pipeline{};
+  out.label = text;
+  std::string passes = text.substr(0, text.find('@'));
+  if (passes.size() == 3 && passes[0] == '-' && passes[1] == 'O' && passes[2] >= '0' && passes[2] <= '3') {
+    out.passes = fuzz::levelPipeline(static_cast<unsigned>(passes[2] - '0')).passes;
+  } else {
+    size_t start = 0;
+    while (start <= passes.size()) {
+      size_t plus = passes.find('+', start);
+      std::string name = passes.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
+      if (!findPass(name)) {
+        error = "unknown pass '" + name + "' in pipeline '" + text + "' (see ptxopt --list-passes)";
+        return false;
+      }
+      out.passes.push_back(name);
+      if (plus == std::string::npos) break;
+      start = plus + 1;
+    }
+  }
+  for (size_t at = text.find('@'); at != std::string::npos;) {
+    size_t next = text.find('@', at + 1);
+    std::string kv = text.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+    size_t eq = kv.find('=');
+    if (eq == std::string::npos || kv.find('.') > eq) {
+      error = "a knob in a pipeline is @PASS.KNOB=VALUE, found '@" + kv + "' in '" + text + "'";
+      return false;
+    }
+    out.knobs[kv.substr(0, eq)] = kv.substr(eq + 1);
+    at = next;
+  }
+  return true;
+}
+
+std::vector<SassFunction> kernelFunctions(const std::vector<SassFunction>& all, const std::string& kernel) {
+  std::vector<SassFunction> out;
+  for (const SassFunction& f : all)
+    if (!f.isEntry || f.name == kernel) out.push_back(f);
+  return out;
+}
+
+double estimateDynamicSass(const std::vector<SassFunction>& functions, const std::map<uint32_t, emu::LineMetrics>& perLine,
+                           double* lineCoverage) {
+  double total = 0;
+  uint64_t counted = 0, withLine = 0;
+  auto countOf = [&](uint32_t line) -> std::optional<uint64_t> {
+    auto it = perLine.find(line);
+    if (it == perLine.end()) return line ? std::optional<uint64_t>(0) : std::nullopt;
+    return it->second.warpInstructions;
+  };
+  for (const SassFunction& f : functions) {
+    for (const SassBlock& b : sassBlocks(f)) {
+      // Votes: how many of the block's instructions say the block ran c times. Unguarded
+      // instructions vote first; a block of guarded instructions only lets them vote.
+      std::unordered_map<uint64_t, uint64_t> votes, guardedVotes;
+      uint64_t size = 0;
+      for (size_t k = b.first; k <= b.last; ++k) {
+        if (isPadding(f, k)) continue;
+        ++size;
+        const SassInstruction& i = f.instructions[k];
+        std::optional<uint64_t> c = countOf(i.ptxLine);
+        if (!c) continue;
+        ++withLine;
+        ++(i.guarded() ? guardedVotes : votes)[*c];
+      }
+      counted += size;
+      if (votes.empty()) votes = guardedVotes;
+      uint64_t best = 0, bestVotes = 0;
+      for (const auto& [c, n] : votes)
+        if (n > bestVotes || (n == bestVotes && c > best)) {
+          best = c;
+          bestVotes = n;
+        }
+      total += static_cast<double>(best) * static_cast<double>(size);
+    }
+  }
+  if (lineCoverage) *lineCoverage = counted ? static_cast<double>(withLine) / static_cast<double>(counted) : 0;
+  return total;
+}
+
+TargetFigures assembleAndCount(const std::string& ptxPath, const std::string& kernel, const std::string& arch,
+                               const Tools& tools, const std::string& cubinPath, std::vector<SassFunction>* functions,
+                               double* ptxasSeconds) {
+  TargetFigures t;
+  t.arch = arch;
+  auto start = std::chrono::steady_clock::now();
+  ProcessResult as = runProcess({tools.ptxas, "-arch=" + arch, "-lineinfo", "-v", ptxPath, "-o", cubinPath}, tools.timeoutSeconds);
+  if (ptxasSeconds) *ptxasSeconds = secondsSince(start);
+  if (!as.ok()) {
+    std::string said = as.err.empty() ? as.out : as.err;
+    t.error = "ptxas -arch=" + arch + ": " + (said.empty() ? as.describe() : firstLines(said, 3));
+    return t;
+  }
+  auto resources = parsePtxasVerbose(as.out + as.err);
+  ProcessResult dis = runProcess({tools.nvdisasm, "-c", "--print-line-info", cubinPath}, tools.timeoutSeconds);
+  if (!dis.ok()) {
+    t.error = "nvdisasm: " + (dis.err.empty() ? dis.describe() : firstLines(dis.err, 3));
+    return t;
+  }
+  std::vector<SassFunction> mine = kernelFunctions(parseNvdisasm(dis.out), kernel);
+  bool sawKernel = false;
+  for (const SassFunction& f : mine) {
+    sawKernel |= f.name == kernel;
+    t.census.add(census(f));
+    auto r = resources.find(f.name);
+    if (r == resources.end()) continue;
+    if (f.name == kernel) t.registers = r->second.registers;
+    t.spillStores += r->second.spillStores;
+    t.spillLoads += r->second.spillLoads;
+  }
+  if (!sawKernel) t.error = "nvdisasm shows no entry '" + kernel + "'";
+  if (functions) *functions = std::move(mine);
+  return t;
+}
+
+Measurement measure(const std::string& file, const std::string& ptxText, const emu::LaunchSpec& spec,
+                    const fuzz::Pipeline& pipeline, const Tools& tools, const std::string& workDir) {
+  Measurement m;
+  m.file = file;
+  m.pipeline = pipeline.label;
+  std::string error;
+  if (!makeDirectory(workDir, error)) {
+    m.error = error;
+    return m;
+  }
+  // Optimize and print with --loc-self lines.
+  auto start = std::chrono::steady_clock::now();
+  DiagEngine diags;
+  std::unique_ptr<Module> module = loadModule(ptxText, file, diags);
+  if (!module) {
+    m.error = "the input does not load: " + firstLines(diags.str(), 3);
+    return m;
+  }
+  PassManagerOptions pmo;
+  pmo.pipeline = pipeline.passes;
+  pmo.knobs = pipeline.knobs;
+  PassManager pm;
+  if (!pm.configure(pmo, error)) {
+    m.error = "the pipeline does not configure: " + error;
+    return m;
+  }
+  if (!pm.run(*module, diags).ok) {
+    m.error = "the pipeline failed: " + firstLines(diags.str(), 3);
+    return m;
+  }
+  std::string stem = baseName(file);
+  stem = stem.substr(0, stem.rfind(".ptx"));
+  std::string safe;
+  for (char c : pipeline.label) safe += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
+  m.optimizedPath = workDir + "/" + stem + "." + safe + ".ptx";
+  PrintOptions po;
+  po.locSelf = baseName(m.optimizedPath);
+  std::string optimized = printModule(*module, po);
+  m.ptxoptSeconds = secondsSince(start);
+  if (!writeFile(m.optimizedPath, optimized, error)) {
+    m.error = error;
+    return m;
+  }
+
+  // Run the printed text, so that the emulator's lines are the lines ptxas saw.
+  DiagEngine back;
+  std::unique_ptr<Module> printed = loadModule(optimized, m.optimizedPath, back);
+  if (!printed) {
+    m.error = "the optimized output does not read back: " + firstLines(back.str(), 3);
+    return m;
+  }
+  std::unique_ptr<emu::Emulator> emulator = emu::Emulator::create(*printed, error);
+  if (!emulator) {
+    m.error = "the emulator cannot load the output: " + error;
+    return m;
+  }
+  emu::RunOptions ro;
+  ro.jobs = 1;
+  ro.perLineMetrics = true;
+  emu::RunResult run = emulator->run(spec, ro);
+  if (!run.error.empty()) {
+    m.error = "the launch does not fit: " + run.error;
+    return m;
+  }
+  m.kernel = spec.kernel;
+  if (m.kernel.empty())
+    for (const auto& f : printed->functions())
+      if (f->isEntry && f->hasBody) m.kernel = std::string(f->name());
+  m.fault = run.fault;
+  m.resultDigest = digest(run);
+  m.metrics = run.metrics;
+  m.metrics.perLine.clear();
+  uint64_t threads = uint64_t{spec.block[0]} * spec.block[1] * spec.block[2];
+  m.warps = uint64_t{spec.grid[0]} * spec.grid[1] * spec.grid[2] * ((threads + 31) / 32);
+
+  if (tools.ptxas.empty() || tools.nvdisasm.empty()) {
+    m.main.error = tools.ptxas.empty() ? "no ptxas" : "no nvdisasm";
+    m.second.error = m.main.error;
+    return m;
+  }
+  std::vector<SassFunction> functions;
+  std::string base = m.optimizedPath.substr(0, m.optimizedPath.size() - 4);
+  m.main = assembleAndCount(m.optimizedPath, m.kernel, tools.arch, tools, base + "." + tools.arch + ".cubin", &functions,
+                            &m.ptxasSeconds);
+  if (m.main.ok()) m.dynSassEstimate = estimateDynamicSass(functions, run.metrics.perLine, &m.lineCoverage);
+  if (!tools.secondArch.empty()) {
+    std::string lowered = retarget(optimized, tools.secondArch);
+    std::string path = base + "." + tools.secondArch + ".ptx";
+    if (!writeFile(path, lowered, error)) {
+      m.second.error = error;
+    } else {
+      m.second = assembleAndCount(path, m.kernel, tools.secondArch, tools, base + "." + tools.secondArch + ".cubin", nullptr,
+                                  nullptr);
+    }
+  }
+  return m;
+}
+
+}  // namespace ptxopt::quality
