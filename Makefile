@@ -54,6 +54,8 @@ test-asan: build $(ASAN_BUILD)/build.ninja
 bench: build
 	cmake --build $(BUILD) --target bench_parse_print
 	$(BUILD)/bench/bench_parse_print
+	@# Code quality of the corpus at -O0, -O1, -O2 (docs/QUALITY.md); the report is in $(BUILD)/quality-report.
+	$(BUILD)/ptxopt-bench --pipelines=-O0,-O1,-O2 --specs tests/emu/specs $(BUILD)/corpus/nvcc-sm90 -o $(BUILD)/quality-report
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,167 @@
+// ptxopt-bench's readers on canned tool output: nvdisasm SASS text and `ptxas -v`, and the
+// dynamic estimate on hand-made blocks. The lit tests in tests/lit/quality run the real tools.
+#include <gtest/gtest.h>
+
+#include "ptxopt/quality/Measure.h"
+#include "ptxopt/quality/Sass.h"
+
+using namespace ptxopt;
+using namespace ptxopt::quality;
+
+namespace {
+
+// nvdisasm -c --print-line-info of a small sm_80 kernel. Its `.sectioninfo` line right after
+// the `.section` line once closed the function (the census of every sm_80 kernel was 0).
+const char* kSm80 = R"(	.target	sm_80
+
+//--------------------- .text.k   --------------------------
+	.section	.text.k,"ax",@progbits
+	.sectioninfo	@"SHI_REGISTERS=15"
+	.align	128
+        .global         k
+        .type           k,@function
+        .other          k,@"STO_CUDA_ENTRY STV_DEFAULT"
+k:
+.text.k:
+	//## File "k.ptx", line 21
+        /*0000*/                   IMAD.MOV.U32 R1, RZ, RZ, c[0x0][0x28] ;
+	//## File "k.ptx", line 37
+        /*0010*/                   ISETP.GE.AND P0, PT, R0, c[0x0][0x170], PT ;
+	//## File "k.ptx", line 39
+        /*0020*/               @P0 BRA `(.L_x_0) ;
+	//## File "k.ptx", line 41
+        /*0030*/                   STG.E [R2.64], R0 ;
+.L_x_0:
+	//## File "k.ptx", line 45
+        /*0040*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
+        /*0050*/                   EXIT ;
+.L_x_1:
+        /*0060*/                   BRA `(.L_x_1);
+        /*0070*/                   NOP;
+.L_x_2:
+
+//--------------------- .text.helper   --------------------------
+	.section	.text.helper,"ax",@progbits
+        .type           helper,@function
+helper:
+	//## File "k.ptx", line 60
+        /*0000*/                   IADD3 R4, R4, 0x1, RZ ;
+        /*0010*/                   RET.REL.NODEC R20 `(k) ;
+
+//--------------------- .nv.constant0.k   --------------------------
+	.section	.nv.constant0.k,"a",@progbits
+        /*0000*/ 	.byte	0x00, 0x00
+)";
+
+TEST(Quality, ParsesNvdisasmFunctionsLinesAndLabels) {
+  auto fs = parseNvdisasm(kSm80);
+  ASSERT_EQ(fs.size(), 2u);
+  EXPECT_EQ(fs[0].name, "k");
+  EXPECT_TRUE(fs[0].isEntry);
+  EXPECT_FALSE(fs[1].isEntry);
+  ASSERT_EQ(fs[0].instructions.size(), 8u);
+  const SassInstruction& bra = fs[0].instructions[2];
+  EXPECT_EQ(bra.base, "BRA");
+  EXPECT_EQ(bra.predicate, "@P0");
+  EXPECT_EQ(bra.target, ".L_x_0");
+  EXPECT_EQ(bra.ptxLine, 39u);
+  EXPECT_EQ(fs[0].instructions[4].label, ".L_x_0");
+  EXPECT_EQ(fs[0].instructions[5].ptxLine, 45u);  // no new "//##" line: the line above holds
+  EXPECT_EQ(fs[1].instructions.size(), 2u);         // the .byte data of .nv.constant0 is not code
+}
+
+TEST(Quality, CensusLeavesOutPaddingAndCountsKinds) {
+  auto fs = parseNvdisasm(kSm80);
+  SassCensus c = census(fs[0]);
+  EXPECT_EQ(c.instructions, 6u);  // the self-loop BRA and the NOP are padding
+  EXPECT_EQ(c.bra, 1u);
+  EXPECT_EQ(c.bar, 1u);
+  EXPECT_EQ(c.exit, 1u);
+  EXPECT_EQ(c.predicated, 1u);
+  EXPECT_EQ(kernelFunctions(fs, "k").size(), 2u);      // the entry and the non-entry function
+  EXPECT_EQ(kernelFunctions(fs, "other").size(), 1u);  // another entry's module: only the callee
+}
+
+TEST(Quality, BlocksEndAtLabelsAndTransfers) {
+  auto fs = parseNvdisasm(kSm80);
+  auto blocks = sassBlocks(fs[0]);
+  // [0..2] ends with @P0 BRA; [3] ends at the label; [4..5] ends with EXIT; then the padding:
+  // [6] the self-loop BRA, [7] the NOP.
+  ASSERT_EQ(blocks.size(), 5u);
+  EXPECT_EQ(blocks[0].first, 0u);
+  EXPECT_EQ(blocks[0].last, 2u);
+  EXPECT_EQ(blocks[1].first, 3u);
+  EXPECT_EQ(blocks[1].last, 3u);
+  EXPECT_EQ(blocks[2].first, 4u);
+  EXPECT_EQ(blocks[2].last, 5u);
+  EXPECT_EQ(blocks[3].first, 6u);
+  EXPECT_EQ(blocks[4].first, 7u);
+}
+
+TEST(Quality, EstimateWeighsBlocksByTheirLines) {
+  auto fs = parseNvdisasm(kSm80);
+  std::vector<SassFunction> kernel = {fs[0]};
+  std::map<uint32_t, emu::LineMetrics> perLine;
+  perLine[21].warpInstructions = 4;
+  perLine[37].warpInstructions = 4;
+  perLine[39].warpInstructions = 4;
+  perLine[41].warpInstructions = 1;  // the store ran in one warp of four
+  perLine[45].warpInstructions = 4;
+  double coverage = 0;
+  // 3 x 4 + 1 x 1 + 2 x 4 (BAR and EXIT; EXIT inherits line 45) = 21.
+  EXPECT_DOUBLE_EQ(estimateDynamicSass(kernel, perLine, &coverage), 21.0);
+  EXPECT_DOUBLE_EQ(coverage, 1.0);
+}
+
+TEST(Quality, EstimateTakesTheMajorityCountOfABlock) {
+  // An if-converted block: four parent instructions (count 8) and two guarded ones from a side
+  // that ran 3 times. The block issues 8 times.
+  SassFunction f;
+  f.name = "k";
+  f.isEntry = true;
+  uint32_t lines[] = {10, 11, 12, 20, 21, 13};
+  for (uint32_t l : lines) {
+    SassInstruction i;
+    i.base = i.opcode = "IADD3";
+    i.ptxLine = l;
+    if (l >= 20) i.predicate = "@P1";
+    f.instructions.push_back(i);
+  }
+  f.instructions.back().base = f.instructions.back().opcode = "EXIT";
+  std::map<uint32_t, emu::LineMetrics> perLine;
+  for (uint32_t l : {10u, 11u, 12u, 13u}) perLine[l].warpInstructions = 8;
+  for (uint32_t l : {20u, 21u}) perLine[l].warpInstructions = 3;
+  EXPECT_DOUBLE_EQ(estimateDynamicSass({f}, perLine), 6.0 * 8.0);
+}
+
+TEST(Quality, ReadsPtxasVerbose) {
+  const char* text =
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+      "ptxas info    : Function properties for k\n"
+      "    8 bytes stack frame, 12 bytes spill stores, 16 bytes spill loads\n"
+      "ptxas info    : Used 17 registers, used 0 barriers\n"
+      "ptxas info    : Function properties for helper\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n";
+  auto r = parsePtxasVerbose(text);
+  EXPECT_EQ(r["k"].registers, 17);
+  EXPECT_EQ(r["k"].stackFrame, 8u);
+  EXPECT_EQ(r["k"].spillStores, 12u);
+  EXPECT_EQ(r["k"].spillLoads, 16u);
+  EXPECT_EQ(r["helper"].registers, -1);
+}
+
+TEST(Quality, ParsesPipelines) {
+  fuzz::Pipeline p;
+  std::string error;
+  ASSERT_TRUE(parsePipeline("branch-opt+dce@branch-opt.max-thread-depth=3", p, error)) << error;
+  EXPECT_EQ(p.passes, (std::vector<std::string>{"branch-opt", "dce"}));
+  EXPECT_EQ(p.knobs.at("branch-opt.max-thread-depth"), "3");
+  ASSERT_TRUE(parsePipeline("-O0", p, error));
+  EXPECT_TRUE(p.passes.empty());
+  EXPECT_FALSE(parsePipeline("no-such-pass", p, error));
+  EXPECT_NE(error.find("unknown pass 'no-such-pass'"), std::string::npos);
+  EXPECT_FALSE(parsePipeline("-O2@oops", p, error));
+}
+
+}  // namespace
