@@ -84,6 +84,7 @@ Pipeline randomPipeline(uint64_t seed, bool randomKnobs) {
         case KnobType::Int: out.knobs[key] = kInts[below(std::size(kInts))]; break;
         case KnobType::Bool: out.knobs[key] = below(2) ? "true" : "false"; break;
         case KnobType::Float: out.knobs[key] = kFloats[below(std::size(kFloats))]; break;
+        case KnobType::String: break;  // names (functions to skip): the default
       }
     }
   }

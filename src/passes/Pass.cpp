@@ -22,6 +22,7 @@ bool parseKnobValue(const KnobSpec& spec, std::string_view text, std::string& er
       if (text == "true" || text == "false" || text == "1" || text == "0") return true;
       error = "expected true or false, found '" + std::string(text) + "'";
       return false;
+    case KnobType::String: return true;
     case KnobType::Float: {
       double v;
       auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);

@@ -9,6 +9,7 @@ const std::vector<PassInfo>& allPasses() {
   static const std::vector<PassInfo> kPasses = {
       branchOptPassInfo(),
       deadCodeEliminationPassInfo(),
+      deadSyncPassInfo(),
       breakEdgesPassInfo(),
       plantBugPassInfo(),
       staleCfgPassInfo(),

@@ -32,7 +32,10 @@ void listPasses() {
     out += fmt::format("  {:<12} {}\n", p.name, p.description);
     out += fmt::format("  {:<12} seed: {}\n", "", p.seed);
     for (const ptxopt::KnobSpec& k : p.knobs) {
-      const char* type = k.type == ptxopt::KnobType::Int ? "int" : k.type == ptxopt::KnobType::Bool ? "bool" : "float";
+      const char* type = k.type == ptxopt::KnobType::Int    ? "int"
+                         : k.type == ptxopt::KnobType::Bool ? "bool"
+                         : k.type == ptxopt::KnobType::String ? "string"
+                                                              : "float";
       out += fmt::format("  {:<12}   --knob {}.{}=<{}> (default {}): {}\n", "", p.name, k.name, type, k.defaultValue, k.help);
     }
   }

@@ -17,7 +17,7 @@
 
 namespace ptxopt {
 
-enum class KnobType : uint8_t { Int, Bool, Float };
+enum class KnobType : uint8_t { Int, Bool, Float, String };
 
 struct KnobSpec {
   std::string_view name;  // "max-thread-depth"; on the command line "branch-opt.max-thread-depth"
@@ -37,6 +37,7 @@ class KnobValues {
   int64_t getInt(std::string_view name) const;
   bool getBool(std::string_view name) const;
   double getFloat(std::string_view name) const;
+  const std::string& getString(std::string_view name) const { return raw(name); }
 
  private:
   const std::string& raw(std::string_view name) const;

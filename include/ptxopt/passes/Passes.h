@@ -8,6 +8,7 @@ namespace ptxopt {
 
 PassInfo branchOptPassInfo();
 PassInfo deadCodeEliminationPassInfo();
+PassInfo deadSyncPassInfo();
 PassInfo breakEdgesPassInfo();
 PassInfo plantBugPassInfo();
 PassInfo staleCfgPassInfo();
