@@ -430,15 +430,9 @@ bool Decoder::decodeCall(DFunction& f, const Instruction& inst, DInst& di) {
   DCall c;
   uint32_t k = 0;
   std::vector<const Operand*> lists;
-  const Operand* target = nullptr;
-  for (; k < inst.numOperands(); ++k) {
-    const Operand& o = inst.operand(k);
-    if (o.kind == OperandKind::List) {
-      lists.push_back(&o);
-    } else if (!target && (o.kind == OperandKind::Symbol || o.kind == OperandKind::Reg)) {
-      target = &o;
-    }
-  }
+  const Operand* target = callTarget(inst);
+  for (; k < inst.numOperands(); ++k)
+    if (inst.operand(k).kind == OperandKind::List) lists.push_back(&inst.operand(k));
   if (!target) return fail("call without a target");
   const Operand* rets = nullptr;
   const Operand* args = nullptr;

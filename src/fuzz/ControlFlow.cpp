@@ -84,6 +84,10 @@ void Gen::genStmt(const Ctx& c, unsigned budget) {
   // barriers of the rest of the kernel.
   if (!c.noExit) w[kExit] = fn_->kernel ? (fn_->instructions > exitAfter ? 2 : 0) : 2;
   if (!callees.empty() && left > c.mult * 400) w[kCall] = 3;
+  if (opts.barrierHeavy) {
+    w[kBarrier] *= 4;
+    w[kExchange] *= 2;
+  }
   if (c.loop && c.flow <= c.loop->breakUni) w[kBreakCont] = 4;
   switch (rng.weighted(w)) {
     case kArith: genArith(c); break;

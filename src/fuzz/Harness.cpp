@@ -129,11 +129,16 @@ Outcome verdict(Verdict v, std::string detail) {
   return o;
 }
 
-emu::RunOptions runOptions(const HarnessOptions& h) {
+// Schedule 0 is round-robin; k >= 1 the random schedule with seed k.
+emu::RunOptions runOptions(const HarnessOptions& h, unsigned schedule = 0) {
   emu::RunOptions r;
   r.jobs = 1;
-  r.checkRaces = h.checkRaces;
+  r.checkRaces = h.checkRaces || schedule > 0;
   r.maxInstructions = h.maxInstructions;
+  if (schedule) {
+    r.schedule = emu::RunOptions::Schedule::Random;
+    r.seed = schedule;
+  }
   return r;
 }
 
@@ -207,6 +212,8 @@ Outcome KernelUnderTest::checkOriginal() {
   if (!baseline_.error.empty()) return verdict(Verdict::BadInput, "the launch does not fit the original: " + baseline_.error);
   if (!baseline_.fault.empty()) return verdict(Verdict::BadInput, "the original faults: " + baseline_.fault);
   if (!baseline_.races.empty()) return verdict(Verdict::BadInput, "the original races:\n" + racesText(baseline_));
+  for (unsigned k = 1; k <= options_.randomSchedules; ++k)
+    randomBaselines_.push_back(emulator_->run(spec_, runOptions(options_, k)));
   ready_ = true;
   return verdict(Verdict::Ok, {});
 }
@@ -254,6 +261,18 @@ Outcome KernelUnderTest::checkPipeline(const Pipeline& pipeline) {
   std::string diff = emu::firstDifference(baseline_, r, "the original", "the optimized module");
   if (!diff.empty())
     return withOutputs(diff.rfind("the printf", 0) == 0 ? Verdict::PrintfDiffers : Verdict::ResultsDiffer, diff);
+  // The random schedules: where the original ran clean, the optimized module must too.
+  for (unsigned k = 1; k <= randomBaselines_.size(); ++k) {
+    const emu::RunResult& base = randomBaselines_[k - 1];
+    if (!base.error.empty() || !base.fault.empty() || !base.races.empty()) continue;
+    emu::RunResult rr = emulator->run(spec_, runOptions(options_, k));
+    std::string under = " (random schedule, seed " + std::to_string(k) + ")";
+    if (!rr.fault.empty()) return withOutputs(Verdict::FaultDiffers, "the optimized run faults" + under + ": " + rr.fault);
+    if (!rr.races.empty())
+      return withOutputs(Verdict::RaceIntroduced, "the optimized run races" + under + ", the original does not:\n" + racesText(rr));
+    std::string d = emu::firstDifference(base, rr, "the original", "the optimized module");
+    if (!d.empty()) return withOutputs(Verdict::ResultsDiffer, d + under);
+  }
   return out;
 }
 

@@ -347,6 +347,12 @@ const Operand* operandWithRole(const Instruction& inst, OperandRole role) {
   return o.kind == want ? &o : nullptr;
 }
 
+const Operand* callTarget(const Instruction& call) {
+  for (const Operand& o : call.operands())
+    if (o.kind == OperandKind::Symbol || o.kind == OperandKind::Reg) return &o;
+  return nullptr;
+}
+
 ScalarType resolveType(TypeRule r, const Instruction& inst) {
   switch (r) {
     case TypeRule::Any: return ScalarType::None;

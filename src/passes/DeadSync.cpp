@@ -29,7 +29,7 @@
 
 #include "ptxopt/analysis/CfgInfo.h"
 #include "ptxopt/analysis/Dominators.h"
-#include "ptxopt/analysis/MemorySpace.h"
+#include "ptxopt/analysis/MemoryEffects.h"
 #include "ptxopt/analysis/Uniformity.h"
 #include "ptxopt/ir/Module.h"
 #include "ptxopt/passes/Passes.h"
@@ -39,22 +39,7 @@ namespace ptxopt {
 
 namespace {
 
-// What a region may do to memory: bit 0 read shared, 1 write shared, 2 read global, 3 write
-// global.
-using Access = uint8_t;
-constexpr Access kReadShared = 1, kWriteShared = 2, kReadGlobal = 4, kWriteGlobal = 8, kAll = 15;
-
-std::string accessText(Access a) {
-  std::string out;
-  auto add = [&](Access bit, const char* name) {
-    if (a & bit) out += std::string(out.empty() ? "" : ", ") + name;
-  };
-  add(kReadShared, "reads shared");
-  add(kWriteShared, "writes shared");
-  add(kReadGlobal, "reads global");
-  add(kWriteGlobal, "writes global");
-  return out.empty() ? "none" : out;
-}
+using Access = MemEffects;
 
 // The hazard between `above` and `below`, or 0: write then read/write, or read then write, in
 // one space.
@@ -77,44 +62,9 @@ std::string oneLine(const std::string& s) {
 
 bool isCtaBarrier(const Instruction& i) { return i.info().is(OpFlag::CtaBarrier); }
 
-// A barrier every thread of the CTA waits at: bar/barrier without .arrive and without a thread
-// count. It ends a region of the dataflow.
-bool separates(const Instruction& i) {
-  if (!isCtaBarrier(i) || i.has(Mod::Arrive) || i.hasGuard()) return false;
-  unsigned sources = i.numOperands() - i.numDefOperands();
-  unsigned plain = i.has(Mod::Red) ? 2 : 1;  // red: id, predicate; else: id
-  return sources == plain;
-}
-
-struct Classifier {
-  const MemorySpaceInfo& mem;
-  bool allSpaces;  // ignore-address-space-check: local, param and const count as well
-
-  Access operator()(const Instruction& i) const {
-    const OpcodeInfo& info = i.info();
-    if (info.isPseudo()) return 0;
-    if (info.is(OpFlag::Call) || info.isOpaque()) return kAll;
-    if (!info.readsMemory() && !info.writesMemory()) return 0;
-    const MemAccess* a = mem.find(&i);
-    if (!a) return kAll;
-    Access r = 0, w = 0;
-    switch (a->space) {
-      case StateSpace::Shared: r = kReadShared, w = kWriteShared; break;
-      case StateSpace::Global: r = kReadGlobal, w = kWriteGlobal; break;
-      case StateSpace::Local:
-      case StateSpace::Param:
-      case StateSpace::Const:
-        if (!allSpaces) return 0;
-        r = kReadShared | kReadGlobal, w = kWriteShared | kWriteGlobal;
-        break;
-      default: r = kReadShared | kReadGlobal, w = kWriteShared | kWriteGlobal; break;
-    }
-    Access out = 0;
-    if (a->reads || a->atomic) out |= r;
-    if (a->writes || a->atomic) out |= w;
-    return out;
-  }
-};
+// A barrier every thread waits at ends a region of the dataflow. A call never does, even when
+// its callee holds a barrier: the callee may run it under a condition.
+bool separates(const Instruction& i) { return isFullCtaBarrier(i); }
 
 struct Candidate {
   BasicBlock* block;
@@ -132,7 +82,7 @@ class DeadSync : public Pass {
     bool changed = false, firstRound = true;
     uint64_t removed = 0;
     for (;;) {
-      Verdicts v = analyse(f, am, k);
+      Verdicts v = analyse(f, am, k, ctx.callSummaries());
       if (firstRound) {
         ctx.count("barriers-seen", v.seen);
         firstRound = false;
@@ -145,7 +95,7 @@ class DeadSync : public Pass {
       BasicBlock* b = v.removable->block;
       Instruction* bar = b->insts()[v.removable->index];
       ctx.remark(b, "remove", "'" + oneLine(printInstruction(f, *bar)) + "' (line " + std::to_string(bar->loc().line) +
-                                  ") orders no hazard: above " + accessText(v.above) + "; below " + accessText(v.below),
+                                  ") orders no hazard: above " + memEffectsText(v.above) + "; below " + memEffectsText(v.below),
                  {{"line", double(bar->loc().line)}});
       b->insts().erase(b->insts().begin() + static_cast<std::ptrdiff_t>(v.removable->index));
       ++removed;
@@ -171,13 +121,17 @@ class DeadSync : public Pass {
     std::vector<KeptRemark> keptRemarks;
   };
 
-  static Verdicts analyse(Function& f, FunctionAnalysisManager& am, const KnobValues& k) {
+  static Verdicts analyse(Function& f, FunctionAnalysisManager& am, const KnobValues& k, const CallSummaries* calls) {
     Verdicts v;
     const CfgInfo& cfg = am.get<CfgAnalysis>();
     const MemorySpaceInfo& mem = am.get<MemorySpaceAnalysis>();
+    MemEffectsOptions eo;
+    eo.privateSpacesCount = k.getBool("ignore-address-space-check");
+    eo.callsTouchNothing = k.getBool("ignore-call-safety");
+    const Module& module = *f.parent();
+    auto classify = [&](const Instruction& i) { return memEffects(i, mem, module, calls, eo); };
     const UniformityInfo& uni = am.get<UniformityAnalysis>();
     const PostDominatorTree& pdt = am.get<PostDominatorAnalysis>();
-    Classifier classify{mem, k.getBool("ignore-address-space-check")};
     bool local = k.getBool("disable-complex");
     uint32_t n = cfg.size();
 
@@ -198,15 +152,15 @@ class DeadSync : public Pass {
       }
     }
     // Whatever callers do before a .func and after it returns: every access.
-    Access context = f.isEntry ? 0 : kAll;
+    Access context = f.isEntry ? 0 : MemEffect::All;
     std::vector<Access> in(n, 0), out(n, 0);  // forward: accesses since the last separator
     std::vector<Access> bin(n, 0), bout(n, 0);  // backward: accesses until the next separator
     auto isExit = [&](uint32_t x) { return cfg.succ[x].empty(); };
     if (local) {
       // No propagation: whatever lies beyond the block is unknown.
       for (uint32_t x = 0; x < n; ++x) {
-        in[x] = kAll;
-        bout[x] = kAll;
+        in[x] = MemEffect::All;
+        bout[x] = MemEffect::All;
       }
     } else {
       for (bool again = true; again;) {
@@ -283,8 +237,8 @@ class DeadSync : public Pass {
         } else if (divergent[x]) {
           keep(b, "divergent", what + " is reached under a divergent branch");
         } else if (Access h = hazard(above, below)) {
-          keep(b, "hazard", what + " orders " + accessText(h) + " (above: " + accessText(above) + "; below: " +
-                                accessText(below) + ")");
+          keep(b, "hazard", what + " orders " + memEffectsText(h) + " (above: " + memEffectsText(above) + "; below: " +
+                                memEffectsText(below) + ")");
         } else if (!v.removable) {
           v.removable = Candidate{b, j};
           v.above = above;
@@ -308,10 +262,14 @@ PassInfo deadSyncPassInfo() {
                "count local, param and const accesses as shared and global ones (keeps more barriers)"},
               {"disable-complex", KnobType::Bool, "false",
                "no propagation through the CFG: what lies beyond a barrier's block counts as every access"},
+              {"ignore-call-safety", KnobType::Bool, "false",
+               "count every call as touching no memory (unsound for a callee that writes through a pointer; the seed's default)"},
               {"skip-functions", KnobType::String, "", "comma list of functions to leave alone"},
               {"block-limit", KnobType::Int, "-1", "leave functions with more blocks than this alone (-1: no limit)"},
           },
-          [] { return std::make_unique<DeadSync>(); }};
+          [] { return std::make_unique<DeadSync>(); },
+          /*testingAid=*/false,
+          /*usesCallSummaries=*/true};
 }
 
 }  // namespace ptxopt

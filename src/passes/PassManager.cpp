@@ -105,6 +105,9 @@ PassRunResult PassManager::run(Module& m, DiagEngine& diags) {
   // Passes do not add or remove module symbols: collected once for --verify-each.
   std::optional<ModuleSymbols> moduleSymbols;
   if (options_.verifyEach) moduleSymbols.emplace(m);
+  std::optional<CallSummaries> callSummaries;
+  for (const PassInfo* p : passes_)
+    if (p->usesCallSummaries && !callSummaries) callSummaries = computeCallSummaries(m);
 
   auto runOne = [&](size_t index) {
     Function& f = *work[index];
@@ -123,7 +126,7 @@ PassRunResult PassManager::run(Module& m, DiagEngine& diags) {
       std::string name(info.name);
       if (options_.dotAfter.count(name))
         r.dots.emplace_back(dotFileStem(f) + ".before." + name, cfgToDot(f, am, std::string(f.name()) + " before " + name));
-      PassContext ctx(info.name, f, knobValues_[k]);
+      PassContext ctx(info.name, f, knobValues_[k], callSummaries ? &*callSummaries : nullptr);
       auto start = std::chrono::steady_clock::now();
       PassResult result;
       try {

@@ -73,6 +73,9 @@ void addRun(CLI::App& app, RunCommand& c) {
   run->add_option("--ptxas", c.ptxas, "ptxas to assemble originals and outputs with (default: found)");
   run->add_flag("--no-ptxas", c.noPtxas, "do not assemble with ptxas");
   run->add_option("--timeout", c.timeout, "seconds one seed may take before it counts as a hang (default 120)");
+  run->add_flag("--barrier-heavy", c.barrierHeavy, "generate four times the barriers, twice the shared-memory exchanges");
+  run->add_option("--random-schedules", c.randomSchedules,
+                  "also run both modules under N random warp schedules with the race check (default 0)");
   run->add_option("--ptxas-timeout", c.ptxasTimeout,
                   "seconds one ptxas run may take; beyond it the input counts as a ptxas hang, not a failure (default 30)");
   addSizeOption(run, c.size);
@@ -114,6 +117,7 @@ int runRun(const RunCommand& c) {
   o.outDir = c.outDir;
   o.harness.ptxas = findPtxas(c.ptxas, c.noPtxas);
   o.harness.ptxasTimeoutSeconds = c.ptxasTimeout;
+  o.harness.randomSchedules = c.randomSchedules;
   warnNoPtxas(o.harness.ptxas, c.noPtxas);
 
   fuzz::KernelSource source;
@@ -140,6 +144,7 @@ int runRun(const RunCommand& c) {
   } else {
     fuzz::GeneratorOptions g;
     g.size = *fuzz::parseKernelSize(c.size);
+    g.barrierHeavy = c.barrierHeavy;
     source.make = [g](uint64_t seed, std::string& name, std::string& ptx, emu::LaunchSpec& spec, std::string& error) {
       fuzz::GeneratedKernel k = fuzz::generateKernel(seed, g);
       name = k.name;

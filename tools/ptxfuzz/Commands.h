@@ -22,6 +22,8 @@ struct RunCommand {
   bool noPtxas = false;
   unsigned timeout = 120;
   unsigned ptxasTimeout = 30;
+  unsigned randomSchedules = 0;
+  bool barrierHeavy = false;
   std::string size = "random";
   std::string kernel, launch;       // one given kernel instead of generated ones
   bool quiet = false;

@@ -31,6 +31,7 @@ struct GenOptions {
   bool noApprox = false;
   bool noCalls = false;
   bool convergenceDependent = false;
+  bool barrierHeavy = false;
   bool stats = false;
 };
 
@@ -41,6 +42,7 @@ void addGen(CLI::App& app, GenOptions& o) {
   gen->add_option("-o,--output-dir", o.outDir, "directory to write into (created if missing)");
   ptxfuzz::addSizeOption(gen, o.size);
   gen->add_flag("--no-warp-sz", o.noWarpSz, "never read the warp size through WARP_SZ");
+  gen->add_flag("--barrier-heavy", o.barrierHeavy, "four times the barriers, twice the shared-memory exchanges");
   gen->add_flag("--no-approx", o.noApprox, "no .approx or transcendental float operations");
   gen->add_flag("--no-calls", o.noCalls, "no .func callees");
   gen->add_flag("--convergence-dependent", o.convergenceDependent,
@@ -52,6 +54,7 @@ void addGen(CLI::App& app, GenOptions& o) {
 int runGen(const GenOptions& o) {
   fuzz::GeneratorOptions g;
   g.size = *fuzz::parseKernelSize(o.size);
+  g.barrierHeavy = o.barrierHeavy;
   g.useWarpSz = !o.noWarpSz;
   g.approxMath = !o.noApprox;
   g.calls = !o.noCalls;

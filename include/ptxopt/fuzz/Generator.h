@@ -44,6 +44,10 @@ struct GeneratorOptions {
   bool convergenceDependentResults = false;
   // Deepest nesting of structured conditionals.
   unsigned maxIfDepth = 6;
+  // Four times the barriers and twice the shared-memory exchanges (write, barrier, read,
+  // barrier) where barriers are allowed: kernels for dead-barrier elimination. Off: the
+  // default draws, so every seed keeps its bytes.
+  bool barrierHeavy = false;
 };
 
 struct GeneratedKernel {

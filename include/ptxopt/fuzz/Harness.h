@@ -62,6 +62,10 @@ struct HarnessOptions {
   unsigned ptxasTimeoutSeconds = 30;  // one ptxas run; beyond it: PtxasHangsOnInput / PtxasTimedOut
   uint64_t maxInstructions = uint64_t{1} << 24;  // warp instructions per launch
   bool checkRaces = true;
+  // Also run both modules under this many random warp schedules (seeds 1..N) with the race
+  // check: the optimized run must not race where the original did not, and must give the same
+  // results.
+  unsigned randomSchedules = 0;
 };
 
 struct Outcome {
@@ -96,6 +100,7 @@ class KernelUnderTest {
   std::unique_ptr<Module> module_;
   std::unique_ptr<emu::Emulator> emulator_;
   emu::RunResult baseline_;
+  std::vector<emu::RunResult> randomBaselines_;  // under the random schedules, seeds 1..N
   bool ready_ = false;
 };
 

@@ -103,6 +103,11 @@ int operandIndexOf(const Instruction& inst, OperandRole role);
 // That operand, when it is there and of the kind the role has (an address, a label, a symbol).
 const Operand* operandWithRole(const Instruction& inst, OperandRole role);
 
+// The target of a `call`: the function's name (a symbol) or, for an indirect call, the
+// register holding its address; nullptr when there is none. Lists before it hold the results,
+// the first list after it the arguments.
+const Operand* callTarget(const Instruction& call);
+
 // The scalar type an operand of rule `r` has in `inst`: None when the rule is Any or the
 // instruction lacks the type modifier it refers to. Addr gives U64.
 ScalarType resolveType(TypeRule r, const Instruction& inst);

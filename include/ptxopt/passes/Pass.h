@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ptxopt/analysis/AnalysisManager.h"
+#include "ptxopt/analysis/MemoryEffects.h"
 #include "ptxopt/ir/Function.h"
 
 namespace ptxopt {
@@ -57,9 +58,12 @@ struct Remark {
 // What a pass sees of the pass manager while it runs on one function.
 class PassContext {
  public:
-  PassContext(std::string_view pass, const Function& f, const KnobValues& knobs)
-      : pass_(pass), function_(f), knobs_(knobs) {}
+  PassContext(std::string_view pass, const Function& f, const KnobValues& knobs, const CallSummaries* calls = nullptr)
+      : pass_(pass), function_(f), knobs_(knobs), calls_(calls) {}
   const KnobValues& knobs() const { return knobs_; }
+  // What each function of the module may do to memory, computed before the pipeline changed
+  // any function (PassInfo::usesCallSummaries); null when the pass did not ask for it.
+  const CallSummaries* callSummaries() const { return calls_; }
   // Adds to a counter of this pass (`--stats` prints "pass.counter").
   void count(std::string_view counter, uint64_t n = 1) { counts_[std::string(counter)] += n; }
   void remark(const BasicBlock* block, std::string decision, std::string reason,
@@ -71,6 +75,7 @@ class PassContext {
   std::string_view pass_;
   const Function& function_;
   const KnobValues& knobs_;
+  const CallSummaries* calls_;
   std::map<std::string, uint64_t> counts_;
   std::vector<Remark> remarks_;
 };
@@ -106,6 +111,10 @@ struct PassInfo {
   // A testing aid (break-edges, plant-bug): in no pipeline, never picked for a random fuzzing
   // pipeline; runs only when named with --passes.
   bool testingAid = false;
+  // The pass reads PassContext::callSummaries. The pass manager computes them once per run,
+  // before the functions are optimized (in parallel): a snapshot, sound as long as no pass adds
+  // memory accesses or barriers to a function.
+  bool usesCallSummaries = false;
 };
 
 // Every pass, in a fixed order (PassRegistry.cpp).

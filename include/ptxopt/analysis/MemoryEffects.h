@@ -1,0 +1,55 @@
+// What code may do to the memory other threads see: read and write shared memory, read and
+// write global memory, as four bits. The memory-space analysis places each access (a generic
+// access it cannot place counts as both spaces); local, param and const accesses do not count;
+// atomics and `red` read and write; an opaque instruction, a memory instruction without an
+// address the analysis understands, and an unknown callee count as everything. Calls count as
+// their callee's summary: computed for every function of a module, bottom-up over the call
+// graph (recursion included), before any function is changed. dead-sync reads these.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "ptxopt/analysis/MemorySpace.h"
+#include "ptxopt/ir/Module.h"
+
+namespace ptxopt {
+
+using MemEffects = uint8_t;
+namespace MemEffect {
+enum : MemEffects { None = 0, ReadShared = 1, WriteShared = 2, ReadGlobal = 4, WriteGlobal = 8, All = 15 };
+}
+// "reads shared, writes global" or "none".
+std::string memEffectsText(MemEffects e);
+
+// A function as its callers see it.
+struct CallSummary {
+  MemEffects effects = MemEffect::All;
+  bool mayBarrier = true;  // it, or a function it calls, may execute a CTA barrier
+};
+
+struct CallSummaries {
+  std::unordered_map<std::string, CallSummary> byName;  // functions with a body
+  // The summary of what `call` calls; everything for an indirect call, an .extern callee and a
+  // function without a body.
+  CallSummary of(const Module& m, const Instruction& call) const;
+};
+
+CallSummaries computeCallSummaries(const Module& m);
+
+struct MemEffectsOptions {
+  bool privateSpacesCount = false;  // local, param and const accesses count as both spaces
+  bool callsTouchNothing = false;   // every call counts as no access (unsound; a knob)
+};
+
+// The effects of one instruction. `calls` may be null: then a call counts as everything.
+MemEffects memEffects(const Instruction& inst, const MemorySpaceInfo& mem, const Module& m, const CallSummaries* calls,
+                      const MemEffectsOptions& options = {});
+
+// Barriers that every thread of the CTA waits at: bar/barrier without .arrive, without a
+// thread count, not guarded (bar.red included).
+bool isFullCtaBarrier(const Instruction& inst);
+
+}  // namespace ptxopt
