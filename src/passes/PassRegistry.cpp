@@ -27,8 +27,8 @@ const std::vector<std::string_view>& pipelineForLevel(unsigned level) {
   static const std::vector<std::string_view> kPipelines[] = {
       /* -O0 */ {},
       /* -O1 */ {"branch-opt", "dce"},
-      /* -O2 */ {"branch-opt", "dce"},
-      /* -O3 */ {"branch-opt", "dce"},
+      /* -O2 */ {"branch-opt", "dce", "dead-sync"},
+      /* -O3 */ {"branch-opt", "dce", "dead-sync"},
   };
   return kPipelines[std::min(level, 3u)];
 }
