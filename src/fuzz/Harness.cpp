@@ -78,7 +78,7 @@ Pipeline randomPipeline(uint64_t seed, bool randomKnobs) {
   for (const std::string& name : out.passes) {
     const PassInfo* p = findPass(name);
     for (const KnobSpec& k : p->knobs) {
-      if (below(2)) continue;
+      if (below(2) || k.unsound) continue;
       std::string key = name + "." + std::string(k.name);
       switch (k.type) {
         case KnobType::Int: out.knobs[key] = kInts[below(std::size(kInts))]; break;

@@ -25,6 +25,9 @@ struct KnobSpec {
   KnobType type;
   std::string_view defaultValue;
   std::string_view help;
+  // A setting other than the default may miscompile on purpose (dead-sync.ignore-call-safety,
+  // the seed's aggressive default): random fuzzing pipelines leave it at its default.
+  bool unsound = false;
 };
 
 // Parses a knob value for its type; false with `error` set when it does not parse.
