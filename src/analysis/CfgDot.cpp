@@ -5,6 +5,7 @@
 #include "ptxopt/analysis/Uniformity.h"
 #include "ptxopt/ir/Module.h"
 #include "ptxopt/ptx/Printer.h"
+#include "ptxopt/support/Process.h"
 
 namespace ptxopt {
 
@@ -24,6 +25,20 @@ std::string escape(std::string_view s) {
 }
 
 }  // namespace
+
+bool renderDot(const std::string& dotPath, const std::string& format, const std::string& outPath, std::string& error) {
+  std::string dot = findProgram("dot");
+  if (dot.empty()) {
+    error = "Graphviz 'dot' not found";
+    return false;
+  }
+  ProcessResult r = runProcess({dot, "-T" + format, dotPath, "-o", outPath});
+  if (!r.ok()) {
+    error = "dot failed on '" + dotPath + "' (" + r.describe() + ")";
+    return false;
+  }
+  return true;
+}
 
 std::string dotFileStem(const Function& f) {
   std::string out;

@@ -63,6 +63,28 @@ bool UniformityInfo::isDivergentDef(const Instruction* inst) const {
   return std::binary_search(divergentDefs_.begin(), divergentDefs_.end(), inst);
 }
 
+std::vector<uint8_t> divergentlyReachedBlocks(FunctionAnalysisManager& am) {
+  const CfgInfo& cfg = am.get<CfgAnalysis>();
+  const UniformityInfo& uni = am.get<UniformityAnalysis>();
+  const PostDominatorTree& pdt = am.get<PostDominatorAnalysis>();
+  uint32_t n = cfg.size();
+  std::vector<uint8_t> out(n, 0);
+  std::vector<uint32_t> work;
+  for (uint32_t d = 0; d < n; ++d) {
+    if (!uni.isDivergentBranch(cfg.rpo[d])) continue;
+    uint32_t stop = pdt.ipdom(d);
+    work.assign(cfg.succ[d].begin(), cfg.succ[d].end());
+    while (!work.empty()) {
+      uint32_t x = work.back();
+      work.pop_back();
+      if (x == stop || out[x]) continue;
+      out[x] = 1;
+      work.insert(work.end(), cfg.succ[x].begin(), cfg.succ[x].end());
+    }
+  }
+  return out;
+}
+
 UniformityInfo UniformityAnalysis::run(const Function& f, FunctionAnalysisManager& am) {
   const CfgInfo& cfg = am.get<CfgAnalysis>();
   const PostDominatorTree& pdt = am.get<PostDominatorAnalysis>();

@@ -54,6 +54,13 @@ bool Pipeline::parse(const std::string& text, Pipeline& out, std::string& error)
   return true;
 }
 
+PassManagerOptions Pipeline::managerOptions() const {
+  PassManagerOptions o;
+  o.pipeline = passes;
+  o.knobs = knobs;
+  return o;
+}
+
 Pipeline levelPipeline(unsigned level) {
   Pipeline p;
   p.label = "-O" + std::to_string(level);
@@ -195,7 +202,7 @@ KernelUnderTest::KernelUnderTest(std::string name, std::string ptx, emu::LaunchS
 
 KernelUnderTest::~KernelUnderTest() = default;
 
-Outcome KernelUnderTest::checkOriginal() {
+Outcome KernelUnderTest::checkLoadsAndAssembles() {
   DiagEngine diags;
   module_ = loadModule(ptx_, name_ + ".ptx", diags);
   if (!module_) return verdict(Verdict::BadInput, "the original does not load:\n" + diags.str());
@@ -205,6 +212,12 @@ Outcome KernelUnderTest::checkOriginal() {
       return verdict(Verdict::PtxasHangsOnInput, "on the original: " + p.text);
     if (!p.accepted()) return verdict(Verdict::BadInput, "ptxas rejects the original: " + p.text);
   }
+  return verdict(Verdict::Ok, {});
+}
+
+Outcome KernelUnderTest::checkOriginal() {
+  Outcome assembled = checkLoadsAndAssembles();
+  if (assembled.verdict != Verdict::Ok) return assembled;
   std::string error;
   emulator_ = emu::Emulator::create(*module_, error);
   if (!emulator_) return verdict(Verdict::BadInput, "the emulator cannot load the original: " + error);
@@ -222,9 +235,7 @@ Outcome KernelUnderTest::checkPipeline(const Pipeline& pipeline) {
   if (!ready_) return verdict(Verdict::BadInput, "the original was not checked, or failed its check");
   DiagEngine diags;
   std::unique_ptr<Module> m = loadModule(ptx_, name_ + ".ptx", diags);
-  PassManagerOptions pmo;
-  pmo.pipeline = pipeline.passes;
-  pmo.knobs = pipeline.knobs;
+  PassManagerOptions pmo = pipeline.managerOptions();
   pmo.verifyEach = true;
   PassManager pm;
   std::string error;

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "ptxopt/emu/LaunchSpec.h"
+#include "ptxopt/support/Text.h"
 
 namespace ptxopt::fuzz {
 namespace {
@@ -17,11 +18,6 @@ struct Rng {
   template <typename T>
   const T& pick(const std::vector<T>& v) { return v[below(v.size())]; }
 };
-
-std::string trim(const std::string& s) {
-  size_t a = s.find_first_not_of(" \t\r"), b = s.find_last_not_of(" \t\r");
-  return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
-}
 
 // One instruction line taken apart: indentation, guard, mnemonic, operands (split at the
 // commas outside brackets), and what follows the ';'.
@@ -64,13 +60,13 @@ bool parseInstLine(const std::string& line, InstLine& out) {
     if (c == '[' || c == '{' || c == '(') ++depth;
     if (c == ']' || c == '}' || c == ')') --depth;
     if (c == ',' && depth == 0) {
-      out.operands.push_back(trim(cur));
+      out.operands.emplace_back(trim(cur));
       cur.clear();
     } else {
       cur += c;
     }
   }
-  if (!trim(cur).empty()) out.operands.push_back(trim(cur));
+  if (!trim(cur).empty()) out.operands.emplace_back(trim(cur));
   return true;
 }
 
@@ -84,7 +80,7 @@ struct RegFamily {
 std::vector<RegFamily> registerFamilies(const std::vector<std::string>& lines) {
   std::vector<RegFamily> out;
   for (const std::string& l : lines) {
-    std::string t = trim(l);
+    std::string t(trim(l));
     if (t.rfind(".reg", 0) != 0) continue;
     size_t pct = t.find('%'), lt = t.find('<', pct), gt = t.find('>', lt);
     if (pct == std::string::npos || lt == std::string::npos || gt == std::string::npos) continue;
@@ -154,7 +150,7 @@ bool mutatePtx(const std::string& ptx, uint64_t seed, std::optional<MutationKind
   // The lines this kind can change.
   std::vector<size_t> places;
   for (size_t i = 0; i < lines.size(); ++i) {
-    std::string t = trim(lines[i]);
+    std::string t(trim(lines[i]));
     if (k == MutationKind::UnbalancedBraces) {
       if (t == "{" || t == "}") places.push_back(i);
       continue;

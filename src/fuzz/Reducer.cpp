@@ -181,14 +181,8 @@ class Reducer {
   std::string check(const Candidate& c) const {
     // A ptxas hang on the input needs no pipeline and no run: the candidate must load (verify)
     // and still hang ptxas.
-    if (target_ == Verdict::PtxasHangsOnInput) {
-      DiagEngine diags;
-      if (!loadModule(c.text(), "candidate.ptx", diags)) return "bad";
-      const HarnessOptions& h = options_.harness;
-      bool hangs = runPtxas(h.ptxas, h.ptxasArch, c.text(), h.ptxasTimeoutSeconds).status == PtxasResult::Status::TimedOut;
-      return std::string("ok:") + verdictName(hangs ? Verdict::PtxasHangsOnInput : Verdict::Ok);
-    }
     KernelUnderTest k("candidate", c.text(), c.spec, options_.harness);
+    if (target_ == Verdict::PtxasHangsOnInput) return std::string("ok:") + verdictName(k.checkLoadsAndAssembles().verdict);
     if (k.checkOriginal().verdict != Verdict::Ok) return "bad";
     return std::string("ok:") + verdictName(k.checkPipeline(pipeline_).verdict);
   }

@@ -6,15 +6,10 @@
 
 #include "ptxopt/ir/Instruction.h"
 #include "ptxopt/support/StringPool.h"
+#include "ptxopt/support/Text.h"
 
 namespace ptxopt {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return s;
-}
 
 // Splits on `sep` (no nesting in the grammar).
 std::vector<std::string_view> split(std::string_view s, char sep) {

@@ -19,16 +19,15 @@
 //
 // Never removed: bar.red/barrier.red (their result is data), barriers with a thread count,
 // named barriers (an id other than the constant 0: some bar.arrive may pair with them),
-// bar.arrive, barrier.cluster, mbarrier, bar.warp.sync; fences are not barriers. A barrier in
-// a block that a divergent branch controls is left alone. Calls count as every access and, as
-// their callee may hold a barrier, never separate two regions; a .func's entry and exits see
-// every access of its callers.
+// bar.arrive, guarded barriers, barrier.cluster, mbarrier, bar.warp.sync; fences are not
+// barriers. A barrier in a block that a divergent branch controls is left alone. A call counts
+// as its callee's summary (analysis/MemoryEffects.h) and, as its callee may hold a barrier,
+// never separates two regions; a .func's entry and exits see every access of its callers.
 #include <algorithm>
 #include <map>
 #include <optional>
 
 #include "ptxopt/analysis/CfgInfo.h"
-#include "ptxopt/analysis/Dominators.h"
 #include "ptxopt/analysis/MemoryEffects.h"
 #include "ptxopt/analysis/Uniformity.h"
 #include "ptxopt/ir/Module.h"
@@ -41,14 +40,13 @@ namespace {
 
 using Access = MemEffects;
 
-// The hazard between `above` and `below`, or 0: write then read/write, or read then write, in
-// one space.
+// The hazard between `above` and `below`, or 0: in one space, a write then a read or write, or
+// a read then a write.
 Access hazard(Access above, Access below) {
   Access h = 0;
-  for (int s = 0; s < 2; ++s) {
-    Access r = static_cast<Access>(1 << (2 * s)), w = static_cast<Access>(2 << (2 * s));
-    if (((above & w) && (below & (r | w))) || ((above & r) && (below & w))) h |= static_cast<Access>(r | w);
-  }
+  for (auto [r, w] : {std::pair{MemEffect::ReadShared, MemEffect::WriteShared},
+                      std::pair{MemEffect::ReadGlobal, MemEffect::WriteGlobal}})
+    if (((above & w) && (below & (r | w))) || ((above & r) && (below & w))) h |= r | w;
   return h;
 }
 
@@ -59,12 +57,6 @@ std::string oneLine(const std::string& s) {
     if (c != '\t' || (!out.empty() && out.back() != ' ')) out += c == '\t' ? ' ' : c;
   return out;
 }
-
-bool isCtaBarrier(const Instruction& i) { return i.info().is(OpFlag::CtaBarrier); }
-
-// A barrier every thread waits at ends a region of the dataflow. A call never does, even when
-// its callee holds a barrier: the callee may run it under a condition.
-bool separates(const Instruction& i) { return isFullCtaBarrier(i); }
 
 struct Candidate {
   BasicBlock* block;
@@ -89,7 +81,7 @@ class DeadSync : public Pass {
       }
       if (!v.removable) {
         for (const auto& [reason, n] : v.kept) ctx.count("kept-" + reason, n);
-        for (auto& r : v.keptRemarks) ctx.remark(r.block, "keep", r.reason, r.figures);
+        for (auto& [block, reason] : v.keptRemarks) ctx.remark(block, "keep", reason);
         break;
       }
       BasicBlock* b = v.removable->block;
@@ -108,17 +100,12 @@ class DeadSync : public Pass {
   }
 
  private:
-  struct KeptRemark {
-    const BasicBlock* block;
-    std::string reason;
-    std::vector<std::pair<std::string, double>> figures;
-  };
   struct Verdicts {
-    std::optional<Candidate> removable;  // the first removable barrier in layout order
+    std::optional<Candidate> removable;  // the first removable barrier in reverse post-order
     Access above = 0, below = 0;
     uint64_t seen = 0;
     std::map<std::string, uint64_t> kept;
-    std::vector<KeptRemark> keptRemarks;
+    std::vector<std::pair<const BasicBlock*, std::string>> keptRemarks;
   };
 
   static Verdicts analyse(Function& f, FunctionAnalysisManager& am, const KnobValues& k, const CallSummaries* calls) {
@@ -130,18 +117,18 @@ class DeadSync : public Pass {
     eo.callsTouchNothing = k.getBool("ignore-call-safety");
     const Module& module = *f.parent();
     auto classify = [&](const Instruction& i) { return memEffects(i, mem, module, calls, eo); };
-    const UniformityInfo& uni = am.get<UniformityAnalysis>();
-    const PostDominatorTree& pdt = am.get<PostDominatorAnalysis>();
     bool local = k.getBool("disable-complex");
     uint32_t n = cfg.size();
 
-    // Per block: the accesses before its first separator (or all of it: `top`), after its last
-    // one (`bottom`), and whether it has a separator.
+    // A separator ends a region: a barrier every thread waits at (isFullCtaBarrier). A call
+    // never is one, even when its callee holds a barrier: the callee may run it under a
+    // condition. Per block: the accesses before its first separator (or all of it: `top`), after
+    // its last one (`bottom`), and whether it has a separator.
     std::vector<Access> top(n, 0), bottom(n, 0);
     std::vector<char> hasSep(n, 0);
     for (uint32_t x = 0; x < n; ++x) {
       for (const Instruction* i : cfg.rpo[x]->insts()) {
-        if (separates(*i)) {
+        if (isFullCtaBarrier(*i)) {
           hasSep[x] = 1;
           bottom[x] = 0;
           continue;
@@ -184,26 +171,10 @@ class DeadSync : public Pass {
       }
     }
 
-    // Blocks that a divergent branch controls: reached from one of its successors before its
-    // immediate post-dominator.
-    std::vector<char> divergent(n, 0);
-    for (uint32_t d = 0; d < n; ++d) {
-      if (!uni.isDivergentBranch(cfg.rpo[d])) continue;
-      uint32_t stop = pdt.ipdom(d);
-      std::vector<uint32_t> work(cfg.succ[d].begin(), cfg.succ[d].end());
-      while (!work.empty()) {
-        uint32_t x = work.back();
-        work.pop_back();
-        if (x == stop || divergent[x]) continue;
-        divergent[x] = 1;
-        for (uint32_t s : cfg.succ[x]) work.push_back(s);
-      }
-    }
-
-    // Named barrier ids that are not the constant 0 keep every barrier on them.
+    std::vector<uint8_t> divergent = divergentlyReachedBlocks(am);
     auto keep = [&](const BasicBlock* b, const std::string& reason, std::string detail) {
       ++v.kept[reason];
-      v.keptRemarks.push_back({b, detail, {}});
+      v.keptRemarks.emplace_back(b, std::move(detail));
     };
     for (uint32_t x = 0; x < n; ++x) {
       BasicBlock* b = const_cast<BasicBlock*>(cfg.rpo[x]);
@@ -214,10 +185,10 @@ class DeadSync : public Pass {
       std::vector<Access> after(insts.size() + 1, 0);
       after[insts.size()] = bout[x];
       for (size_t j = insts.size(); j-- > 0;)
-        after[j] = separates(*insts[j]) ? 0 : static_cast<Access>(after[j + 1] | classify(*insts[j]));
+        after[j] = isFullCtaBarrier(*insts[j]) ? 0 : static_cast<Access>(after[j + 1] | classify(*insts[j]));
       for (size_t j = 0; j < insts.size(); ++j) {
         const Instruction& i = *insts[j];
-        if (!isCtaBarrier(i)) {
+        if (!i.info().is(OpFlag::CtaBarrier)) {
           above |= classify(i);
           continue;
         }
@@ -230,7 +201,7 @@ class DeadSync : public Pass {
           keep(b, "arrive", what + " is an arrival, not a wait");
         } else if (i.hasGuard()) {
           keep(b, "guarded", what + " is guarded");
-        } else if (!separates(i)) {
+        } else if (!isFullCtaBarrier(i)) {
           keep(b, "thread-count", what + " names a thread count");
         } else if (!(i.operand(i.numDefOperands()).isImm() && i.operand(i.numDefOperands()).value == 0)) {
           keep(b, "named", what + " is a named barrier (an id other than 0)");
@@ -244,7 +215,7 @@ class DeadSync : public Pass {
           v.above = above;
           v.below = below;
         }
-        if (separates(i)) above = 0;
+        if (isFullCtaBarrier(i)) above = 0;
       }
     }
     return v;

@@ -193,11 +193,8 @@ Measurement measure(const std::string& file, const std::string& ptxText, const e
     m.error = "the input does not load: " + firstLines(diags.str(), 3);
     return m;
   }
-  PassManagerOptions pmo;
-  pmo.pipeline = pipeline.passes;
-  pmo.knobs = pipeline.knobs;
   PassManager pm;
-  if (!pm.configure(pmo, error)) {
+  if (!pm.configure(pipeline.managerOptions(), error)) {
     m.error = "the pipeline does not configure: " + error;
     return m;
   }

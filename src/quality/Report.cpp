@@ -10,7 +10,6 @@
 #include "ptxopt/analysis/CfgDot.h"
 #include "ptxopt/ptx/Parser.h"
 #include "ptxopt/support/File.h"
-#include "ptxopt/support/Process.h"
 
 namespace ptxopt::quality {
 namespace {
@@ -24,14 +23,7 @@ Json targetJson(const TargetFigures& t) {
     j["error"] = t.error;
     return j;
   }
-  j["sass_instructions"] = t.census.instructions;
-  j["sass_bra"] = t.census.bra;
-  j["sass_brx"] = t.census.brx;
-  j["sass_bssy"] = t.census.bssy;
-  j["sass_bsync"] = t.census.bsync;
-  j["sass_bar"] = t.census.bar;
-  j["sass_predicated"] = t.census.predicated;
-  j["sass_exit"] = t.census.exit;
+  for (const CensusField& f : kCensusFields) j[f.key] = t.census.*f.member;
   j["registers"] = t.registers;
   j["spill_stores"] = t.spillStores;
   j["spill_loads"] = t.spillLoads;
@@ -42,14 +34,7 @@ void targetFromJson(const Json& j, TargetFigures& t) {
   t.arch = j.value("arch", "");
   t.error = j.value("error", "");
   if (!t.ok()) return;
-  t.census.instructions = j.value("sass_instructions", 0ull);
-  t.census.bra = j.value("sass_bra", 0ull);
-  t.census.brx = j.value("sass_brx", 0ull);
-  t.census.bssy = j.value("sass_bssy", 0ull);
-  t.census.bsync = j.value("sass_bsync", 0ull);
-  t.census.bar = j.value("sass_bar", 0ull);
-  t.census.predicated = j.value("sass_predicated", 0ull);
-  t.census.exit = j.value("sass_exit", 0ull);
+  for (const CensusField& f : kCensusFields) t.census.*f.member = j.value(f.key, 0ull);
   t.registers = j.value("registers", -1);
   t.spillStores = j.value("spill_stores", 0ull);
   t.spillLoads = j.value("spill_loads", 0ull);
@@ -159,21 +144,23 @@ const FigureInfo kTableFigures[] = {
 
 const char* kColors[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1"};
 
-std::string svgCfg(const std::string& ptxPath, const std::string& kernel, const std::string& dot) {
+// The CFG of `kernel` in the module at `ptxPath` as inline SVG (Graphviz); empty when there is
+// no picture to be had.
+std::string svgCfg(const std::string& ptxPath, const std::string& kernel) {
   std::string text, error;
-  if (dot.empty() || !readFile(ptxPath, text, error)) return {};
+  if (!readFile(ptxPath, text, error)) return {};
   DiagEngine diags;
   auto m = loadModule(text, ptxPath, diags);
   if (!m) return {};
   for (const auto& f : m->functions()) {
     if (f->name() != kernel || !f->hasBody) continue;
     FunctionAnalysisManager am(*f);
-    std::string dotPath = ptxPath + ".cfg.dot";
-    if (!writeFile(dotPath, cfgToDot(*f, am), error)) return {};
-    ProcessResult r = runProcess({dot, "-Tsvg", dotPath}, 60);
-    if (!r.ok()) return {};
-    size_t at = r.out.find("<svg");
-    return at == std::string::npos ? std::string() : r.out.substr(at);
+    std::string dotPath = ptxPath + ".cfg.dot", svgPath = ptxPath + ".cfg.svg", svg;
+    if (!writeFile(dotPath, cfgToDot(*f, am), error) || !renderDot(dotPath, "svg", svgPath, error) ||
+        !readFile(svgPath, svg, error))
+      return {};
+    size_t at = svg.find("<svg");
+    return at == std::string::npos ? std::string() : svg.substr(at);
   }
   return {};
 }
@@ -184,26 +171,24 @@ bool figure(const Row& r, const std::string& key, double& value) {
   const Measurement& m = r.m;
   if (!m.error.empty()) return false;
   const SassCensus& c = m.main.census;
-  bool sass = m.main.ok();
+  if (m.main.ok()) {
+    for (const CensusField& f : kCensusFields)
+      if (key == f.key) {
+        value = static_cast<double>(c.*f.member);
+        return true;
+      }
+    if (key == "sass_branches") {
+      value = static_cast<double>(c.bra + c.brx);
+      return true;
+    }
+    if (key == "registers" && m.main.registers >= 0) {
+      value = m.main.registers;
+      return true;
+    }
+  }
   if (key == "dyn_sass_estimate") {
     if (!m.dynSassEstimate) return false;
     value = *m.dynSassEstimate;
-  } else if (key == "sass_instructions" && sass) {
-    value = static_cast<double>(c.instructions);
-  } else if (key == "sass_branches" && sass) {
-    value = static_cast<double>(c.bra + c.brx);
-  } else if (key == "sass_bra" && sass) {
-    value = static_cast<double>(c.bra);
-  } else if (key == "sass_brx" && sass) {
-    value = static_cast<double>(c.brx);
-  } else if (key == "sass_bssy" && sass) {
-    value = static_cast<double>(c.bssy);
-  } else if (key == "sass_bar" && sass) {
-    value = static_cast<double>(c.bar);
-  } else if (key == "sass_predicated" && sass) {
-    value = static_cast<double>(c.predicated);
-  } else if (key == "registers" && sass && m.main.registers >= 0) {
-    value = m.main.registers;
   } else if (key == "warp_instructions") {
     value = static_cast<double>(m.metrics.warpInstructions);
   } else if (key == "simt_efficiency") {
@@ -272,11 +257,8 @@ bool measurementFromLine(const std::string& line, Measurement& m, std::string& e
   m.kernel = j.value("kernel", "");
   m.pipeline = j.value("pipeline", "");
   m.error = j.value("error", "");
-  Json main = {{"arch", j.value("arch", "")}};
-  if (j.contains("sass_error")) main["error"] = j["sass_error"];
-  for (const char* k : {"sass_instructions", "sass_bra", "sass_brx", "sass_bssy", "sass_bsync", "sass_bar",
-                        "sass_predicated", "sass_exit", "registers", "spill_stores", "spill_loads"})
-    if (j.contains(k)) main[k] = j[k];
+  Json main = j;  // the main target's figures stand at the top level, its error as sass_error
+  main["error"] = j.value("sass_error", "");
   targetFromJson(main, m.main);
   if (j.contains("second_target")) targetFromJson(j["second_target"], m.second);
   m.metrics.warpInstructions = j.value("warp_instructions", 0ull);
@@ -485,7 +467,7 @@ std::string reportHtml(const std::vector<Row>& rows, const ReportOptions& o) {
   h += "</table>\n";
 
   // CFG pictures of the kernels whose estimate (or static SASS) changed most.
-  if (o.cfgPictures && !o.dot.empty() && o.pipelines.size() > 1) {
+  if (o.cfgPictures && o.pipelines.size() > 1) {
     std::vector<std::pair<double, std::string>> change;
     for (const std::string& k : t.kernels) {
       auto b = t.cells[k].find(base), l = t.cells[k].find(last);
@@ -502,7 +484,7 @@ std::string reportHtml(const std::vector<Row>& rows, const ReportOptions& o) {
       const std::string& k = change[n].second;
       const Row& b = *t.cells[k][base];
       const Row& l = *t.cells[k][last];
-      std::string before = svgCfg(b.m.optimizedPath, b.m.kernel, o.dot), after = svgCfg(l.m.optimizedPath, l.m.kernel, o.dot);
+      std::string before = svgCfg(b.m.optimizedPath, b.m.kernel), after = svgCfg(l.m.optimizedPath, l.m.kernel);
       if (before.empty() || after.empty()) continue;
       h += "<h3>" + esc(t.labels[k]) + "</h3>\n<div class=\"cfg\"><div>" + before + "</div><div>" + after + "</div></div>\n";
     }

@@ -4,15 +4,10 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "ptxopt/support/Text.h"
+
 namespace ptxopt::quality {
 namespace {
-
-std::string trim(const std::string& s) {
-  size_t a = s.find_first_not_of(" \t\r");
-  if (a == std::string::npos) return {};
-  size_t b = s.find_last_not_of(" \t\r");
-  return s.substr(a, b - a + 1);
-}
 
 bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
@@ -26,7 +21,7 @@ bool parseInstruction(const std::string& line, SassInstruction& out) {
   for (char c : hex)
     if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
   out.offset = static_cast<uint32_t>(std::strtoul(hex.c_str(), nullptr, 16));
-  std::string rest = trim(line.substr(close + 2));
+  std::string rest(trim(line.substr(close + 2)));
   if (rest.empty() || rest[0] == '.') return false;  // data (.byte, .word) in non-text sections
   std::istringstream in(rest);
   std::string word;
@@ -73,11 +68,11 @@ std::vector<SassFunction> parseNvdisasm(const std::string& text) {
   uint32_t line = 0;
   std::string pendingLabel;
   while (std::getline(in, raw)) {
-    std::string l = trim(raw);
+    std::string l(trim(raw));
     if (l.empty()) continue;
     if (startsWith(l, ".section") && l.size() > 8 && (l[8] == ' ' || l[8] == '\t')) {
       // ".section\t.text.NAME,\"ax\",@progbits" opens a function; other sections close it.
-      std::string rest = trim(l.substr(8));
+      std::string rest(trim(l.substr(8)));
       if (startsWith(rest, ".text.")) {
         out.emplace_back();
         f = &out.back();
@@ -122,14 +117,7 @@ bool isPadding(const SassFunction& f, size_t index) {
 }
 
 void SassCensus::add(const SassCensus& o) {
-  instructions += o.instructions;
-  bra += o.bra;
-  brx += o.brx;
-  bssy += o.bssy;
-  bsync += o.bsync;
-  bar += o.bar;
-  predicated += o.predicated;
-  exit += o.exit;
+  for (const CensusField& f : kCensusFields) this->*f.member += o.*f.member;
 }
 
 SassCensus census(const SassFunction& f) {
@@ -188,7 +176,7 @@ std::map<std::string, PtxasResources> parsePtxasVerbose(const std::string& text)
     size_t at;
     if ((at = l.find("Compiling entry function")) != std::string::npos ||
         (at = l.find("Function properties for")) != std::string::npos) {
-      std::string name = l.find('\'', at) != std::string::npos ? quoted(l, at) : trim(l.substr(l.find(" for ", at) + 5));
+      std::string name = l.find('\'', at) != std::string::npos ? quoted(l, at) : std::string(trim(l.substr(l.find(" for ", at) + 5)));
       if (!name.empty()) current = name;
       continue;
     }

@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <algorithm>
 
 #include <sys/stat.h>
 
@@ -57,6 +59,40 @@ bool makeDirectory(const std::string& dir, std::string& error) {
   }
   error = "cannot create directory '" + dir + "': " + std::strerror(errno);
   return false;
+}
+
+bool isDirectory(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_directory(path, ec);
+}
+
+bool isRegularFile(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec);
+}
+
+std::vector<std::string> filesWithSuffix(const std::string& path, std::string_view suffix, bool recursive) {
+  std::vector<std::string> out;
+  auto matches = [&](const std::string& p) { return p.size() >= suffix.size() && p.ends_with(suffix); };
+  std::error_code ec;
+  if (isRegularFile(path)) {
+    if (matches(path)) out.push_back(path);
+    return out;
+  }
+  if (!isDirectory(path)) return out;
+  auto visit = [&](const std::filesystem::directory_entry& e) {
+    std::string p = e.path().string();
+    if (e.is_regular_file(ec) && matches(p)) out.push_back(p);
+  };
+  if (recursive) {
+    for (const auto& e : std::filesystem::recursive_directory_iterator(path, ec)) visit(e);
+  } else {
+    for (const auto& e : std::filesystem::directory_iterator(path, ec)) visit(e);
+  }
+  // Component by component ("d/x" before "d-a/y"), as a walk that sorts each directory would.
+  std::sort(out.begin(), out.end(),
+            [](const std::string& a, const std::string& b) { return std::filesystem::path(a) < std::filesystem::path(b); });
+  return out;
 }
 
 }  // namespace ptxopt

@@ -1,12 +1,11 @@
 #include "Commands.h"
 
-#include <dirent.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 
 #include "ptxopt/fuzz/Campaign.h"
 #include "ptxopt/fuzz/Generator.h"
@@ -235,29 +234,6 @@ void addMutate(CLI::App& app, MutateCommand& c) {
   mutate->add_option("--max-bytes", c.maxBytes, "campaign: skip input files larger than this (ptxas is slow on them; default 65536)");
 }
 
-namespace {
-
-void collectPtx(const std::string& path, uint64_t maxBytes, std::vector<std::string>& out) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) return;
-  if (S_ISDIR(st.st_mode)) {
-    DIR* d = opendir(path.c_str());
-    if (!d) return;
-    std::vector<std::string> names;
-    while (dirent* e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n != "." && n != "..") names.push_back(n);
-    }
-    closedir(d);
-    std::sort(names.begin(), names.end());
-    for (const std::string& n : names) collectPtx(path + "/" + n, maxBytes, out);
-  } else if (path.size() > 4 && path.substr(path.size() - 4) == ".ptx" && static_cast<uint64_t>(st.st_size) <= maxBytes) {
-    out.push_back(path);
-  }
-}
-
-}  // namespace
-
 int runMutate(const MutateCommand& c) {
   std::optional<fuzz::MutationKind> kind;
   if (!c.kind.empty() && !(kind = fuzz::parseMutationKind(c.kind))) {
@@ -288,7 +264,11 @@ int runMutate(const MutateCommand& c) {
     return kOk;
   }
   fuzz::MutationCampaignOptions o;
-  for (const std::string& in : c.inputs) collectPtx(in, c.maxBytes, o.files);
+  for (const std::string& in : c.inputs)
+    for (const std::string& f : filesWithSuffix(in, ".ptx", true)) {
+      std::error_code ec;
+      if (std::filesystem::file_size(f, ec) <= c.maxBytes && !ec) o.files.push_back(f);
+    }
   if (o.files.empty()) {
     std::fprintf(stderr, "ptxfuzz: error: no PTX file of at most %llu bytes under the inputs\n",
                  static_cast<unsigned long long>(c.maxBytes));

@@ -2,8 +2,6 @@
 // NAME.ptx with a launch spec NAME.json, and every pipeline asked for, it measures the emulator
 // figures, the SASS census on two targets and the estimated dynamic SASS instructions, and
 // writes OUTDIR/quality.json, OUTDIR/summary.md and OUTDIR/index.html (docs/QUALITY.md).
-#include <dirent.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -13,6 +11,7 @@
 #include <map>
 #include <thread>
 
+#include "ptxopt/passes/PassManager.h"
 #include "ptxopt/quality/Measure.h"
 #include "ptxopt/quality/Report.h"
 #include "ptxopt/support/File.h"
@@ -30,48 +29,13 @@ struct Kernel {
   std::string ptxPath, specPath;
 };
 
-bool isDirectory(const std::string& p) {
-  struct stat st;
-  return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-bool isFile(const std::string& p) {
-  struct stat st;
-  return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-std::vector<std::string> listPtx(const std::string& dir) {
-  std::vector<std::string> out;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n.size() > 4 && n.compare(n.size() - 4, 4, ".ptx") == 0) out.push_back(dir + "/" + n);
-    }
-    closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 std::string specFor(const std::string& ptx, const std::vector<std::string>& specDirs) {
   std::string stem = ptx.substr(0, ptx.size() - 4);
-  if (isFile(stem + ".json")) return stem + ".json";
+  if (isRegularFile(stem + ".json")) return stem + ".json";
   std::string name = stem.substr(stem.find_last_of('/') + 1);
   for (const std::string& d : specDirs)
-    if (isFile(d + "/" + name + ".json")) return d + "/" + name + ".json";
+    if (isRegularFile(d + "/" + name + ".json")) return d + "/" + name + ".json";
   return {};
-}
-
-std::vector<std::string> splitComma(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t c = s.find(',', start);
-    std::string item = s.substr(start, c == std::string::npos ? std::string::npos : c - start);
-    if (!item.empty()) out.push_back(item);
-    if (c == std::string::npos) break;
-    start = c + 1;
-  }
-  return out;
 }
 
 int run(int argc, char** argv) {
@@ -97,7 +61,7 @@ int run(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   std::vector<fuzz::Pipeline> pipelines;
-  for (const std::string& p : splitComma(pipelinesText)) {
+  for (const std::string& p : splitList(pipelinesText)) {
     fuzz::Pipeline pipeline;
     std::string error;
     if (!quality::parsePipeline(p, pipeline, error)) {
@@ -116,8 +80,8 @@ int run(int argc, char** argv) {
   for (const std::string& in : inputs) {
     std::vector<std::string> files;
     if (isDirectory(in)) {
-      files = listPtx(in);
-    } else if (isFile(in)) {
+      files = filesWithSuffix(in, ".ptx", false);
+    } else if (isRegularFile(in)) {
       files.push_back(in);
     } else {
       std::fprintf(stderr, "ptxopt-bench: error: '%s' is neither a directory nor a file\n", in.c_str());
@@ -227,7 +191,6 @@ int run(int argc, char** argv) {
   quality::ReportOptions ro;
   for (const fuzz::Pipeline& p : pipelines) ro.pipelines.push_back(p.label);
   ro.cfgPictures = cfgPictures;
-  ro.dot = findProgram("dot");
   std::string command = "ptxopt-bench";
   for (int k = 1; k < argc; ++k) command += std::string(" ") + argv[k];
   ro.command = command;

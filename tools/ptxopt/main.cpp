@@ -1,6 +1,4 @@
 // ptxopt: PTX in, optimized PTX out.
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +18,7 @@
 #include "ptxopt/ptx/Parser.h"
 #include "ptxopt/ptx/Printer.h"
 #include "ptxopt/support/File.h"
+#include "ptxopt/support/Process.h"
 #include "ptxopt/support/Version.h"
 
 namespace {
@@ -46,41 +45,6 @@ void listPasses() {
     out += fmt::format("  -O{}: {}\n", level, list.empty() ? "(no passes)" : list);
   }
   std::fputs(out.c_str(), stdout);
-}
-
-bool haveDot() {
-  const char* path = std::getenv("PATH");
-  std::string p = path ? path : "/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= p.size()) {
-    size_t colon = p.find(':', start);
-    if (colon == std::string::npos) colon = p.size();
-    std::string candidate = p.substr(start, colon - start) + "/dot";
-    if (access(candidate.c_str(), X_OK) == 0) return true;
-    start = colon + 1;
-  }
-  return false;
-}
-
-// Runs `dot -T<format> in -o out` without a shell.
-bool renderDot(const std::string& in, const std::string& format, const std::string& out, std::string& error) {
-  pid_t pid = fork();
-  if (pid < 0) {
-    error = "cannot start dot";
-    return false;
-  }
-  if (pid == 0) {
-    std::string t = "-T" + format;
-    execlp("dot", "dot", t.c_str(), in.c_str(), "-o", out.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    error = "dot failed on '" + in + "'";
-    return false;
-  }
-  return true;
 }
 
 std::string remarkJson(const ptxopt::Remark& r) {
@@ -274,7 +238,7 @@ int run(int argc, char** argv) {
       return 1;
     }
     bool render = dotFormat != "dot";
-    if (render && !haveDot()) {
+    if (render && ptxopt::findProgram("dot").empty()) {
       std::fprintf(stderr, "ptxopt: warning: Graphviz 'dot' is not installed; wrote .dot files only, no %s\n",
                    dotFormat.c_str());
       render = false;
@@ -285,7 +249,7 @@ int run(int argc, char** argv) {
         std::fprintf(stderr, "ptxopt: error: %s\n", error.c_str());
         return 1;
       }
-      if (render && !renderDot(path, dotFormat, dotDir + "/" + stem + "." + dotFormat, error)) {
+      if (render && !ptxopt::renderDot(path, dotFormat, dotDir + "/" + stem + "." + dotFormat, error)) {
         std::fprintf(stderr, "ptxopt: error: %s\n", error.c_str());
         return 1;
       }

@@ -53,6 +53,11 @@ bool isDivergenceSource(const Function& f, const Instruction& inst);
 // Does `inst` produce a warp-uniform result whatever its operands are (vote, redux, ...)?
 bool isUniformResult(const Instruction& inst);
 
+// The blocks whose execution a divergent branch controls: reached from a successor of the
+// branch before its immediate post-dominator, so the lanes of a warp may not all be there.
+// Indexed by RPO number (CfgInfo); 1 for such a block.
+std::vector<uint8_t> divergentlyReachedBlocks(FunctionAnalysisManager& am);
+
 struct UniformityAnalysis {
   using Result = UniformityInfo;
   static constexpr const char* kName = "uniformity";

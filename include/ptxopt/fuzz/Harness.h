@@ -14,6 +14,7 @@
 #include "ptxopt/emu/Emulator.h"
 #include "ptxopt/emu/LaunchSpec.h"
 #include "ptxopt/ir/Module.h"
+#include "ptxopt/passes/PassManager.h"
 
 namespace ptxopt::fuzz {
 
@@ -26,6 +27,8 @@ struct Pipeline {
   std::string arguments() const;
   // Reads what `arguments` wrote (the pipeline.txt of a reproducer).
   static bool parse(const std::string& text, Pipeline& out, std::string& error);
+  // The pass manager's options that run it.
+  PassManagerOptions managerOptions() const;
 };
 
 Pipeline levelPipeline(unsigned level);
@@ -85,6 +88,9 @@ class KernelUnderTest {
   ~KernelUnderTest();
   // The original: must verify, pass ptxas and run without a fault or race (else BadInput).
   Outcome checkOriginal();
+  // Its first half, without the run: the original verifies and ptxas accepts it (Ok), rejects
+  // it (BadInput) or does not finish it (PtxasHangsOnInput).
+  Outcome checkLoadsAndAssembles();
   // Optimizes a fresh copy of the original with `pipeline` and compares.
   Outcome checkPipeline(const Pipeline& pipeline);
 

@@ -25,8 +25,7 @@ bool measurementFromLine(const std::string& line, Measurement& m, std::string& e
 struct ReportOptions {
   std::vector<std::string> pipelines;  // in the order given; the first is the baseline
   std::string command;                 // how the report was made, shown on the page
-  unsigned cfgPictures = 3;            // kernels with before/after CFG pictures
-  std::string dot = "dot";             // Graphviz; empty: no pictures
+  unsigned cfgPictures = 3;            // kernels with before/after CFG pictures (Graphviz)
 };
 
 std::string summaryMarkdown(const std::vector<Row>& rows, const ReportOptions& o);

@@ -39,6 +39,17 @@ struct SassCensus {
   uint64_t bra = 0, brx = 0, bssy = 0, bsync = 0, bar = 0, predicated = 0, exit = 0;
   void add(const SassCensus& o);
 };
+// The census figures by their quality.json keys, in the order the report writes them.
+struct CensusField {
+  const char* key;
+  uint64_t SassCensus::*member;
+};
+inline constexpr CensusField kCensusFields[] = {
+    {"sass_instructions", &SassCensus::instructions}, {"sass_bra", &SassCensus::bra},
+    {"sass_brx", &SassCensus::brx},                   {"sass_bssy", &SassCensus::bssy},
+    {"sass_bsync", &SassCensus::bsync},               {"sass_bar", &SassCensus::bar},
+    {"sass_predicated", &SassCensus::predicated},     {"sass_exit", &SassCensus::exit},
+};
 SassCensus census(const SassFunction& f);
 
 // A straight-line run of SASS: it starts at a label or after a control transfer (BRA, BRX, JMP,

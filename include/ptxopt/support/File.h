@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ptxopt {
 
@@ -11,5 +12,11 @@ bool readFile(const std::string& path, std::string& contents, std::string& error
 bool writeFile(const std::string& path, std::string_view contents, std::string& error);
 // Creates the directory `dir` (and its missing parents) unless it exists.
 bool makeDirectory(const std::string& dir, std::string& error);
+bool isDirectory(const std::string& path);
+bool isRegularFile(const std::string& path);
+// The regular files whose names end in `suffix`, sorted: `path` itself when it is one, else the
+// files of the directory `path` (and of its subdirectories when `recursive`). Empty when `path`
+// does not exist.
+std::vector<std::string> filesWithSuffix(const std::string& path, std::string_view suffix, bool recursive);
 
 }  // namespace ptxopt
