@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The code-quality regression gate and the corpus report. Runs ptxopt-bench over the kernel
-corpus (nvcc sm_90 PTX with the launch specs of tests/emu/specs) at -O0, -O1 and -O2, writes the
-report (index.html, summary.md, quality.json) into --out, and fails, printing the kernel and its
+corpus (nvcc sm_90 PTX with the launch specs of tests/emu/specs) at -O0 and -O2, sm_90 only,
+writes the report (index.html, summary.md, quality.json) into --out, and fails, printing the kernel and its
 figures, when -O2 makes a kernel's static SASS grow by more than 5% or its estimated dynamic
 SASS by more than 2% over -O0, or when any pipeline changes a result. Exits 77 (SKIPPED) when
-ptxas or nvdisasm is missing (tests/skip.py).
+ptxas or nvdisasm is missing (tests/skip.py). The full report (-O0, -O1, -O2, and the sm_80
+census) is `make bench`'s: CI's time budget keeps the gate to what it checks.
 """
 import argparse
 import json
@@ -28,7 +29,7 @@ def main():
     ap.add_argument("--corpus", required=True, help="a PTX build directory of the corpus (corpus/nvcc-sm90)")
     ap.add_argument("--specs", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--pipelines", default="-O0,-O1,-O2")
+    ap.add_argument("--pipelines", default="-O0,-O2")
     args = ap.parse_args()
     if not args.ptxas or not os.path.exists(args.ptxas):
         return skipped(["ptxas not found: no SASS to measure"])
@@ -36,7 +37,8 @@ def main():
         return skipped(["no corpus at %s (it needs nvcc)" % args.corpus])
     shutil.rmtree(args.out, ignore_errors=True)
     start = time.time()
-    r = subprocess.run([args.bench, "-q", "--pipelines=" + args.pipelines, "--ptxas", args.ptxas, "--specs", args.specs,
+    r = subprocess.run([args.bench, "-q", "--pipelines=" + args.pipelines, "--second-arch", "none", "--ptxas", args.ptxas,
+                        "--specs", args.specs,
                         args.corpus, "-o", args.out], capture_output=True, text=True)
     sys.stdout.write(r.stdout)
     sys.stderr.write(r.stderr)
