@@ -47,6 +47,10 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       uint32_t taken = exec, notTaken = e.mask & ~exec;
       ++metrics.branches;
       if (lm) ++lm->branches;
+      if (I.guard >= 0 && L_.opts.branchProfile) {
+        BranchCounts& c = metrics.branchOutcomes[I.line];
+        ++(!notTaken ? c.allTaken : !taken ? c.allNotTaken : c.divergent);
+      }
       if (!notTaken) {
         e.pc = I.target;
       } else if (!taken) {
@@ -70,6 +74,11 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
         return I.targets[k];
       });
       if (skipped) paths.emplace_back(e.pc + 1, skipped);
+      if (L_.opts.branchProfile) {
+        BranchCounts& c = metrics.branchOutcomes[I.line];
+        c.indirect = true;
+        ++c.distinctTargets[static_cast<uint32_t>(paths.size())];
+      }
       if (paths.size() == 1) {
         e.pc = paths[0].first;
       } else {

@@ -36,6 +36,7 @@ void Metrics::add(const Metrics& o) {
     d.branches += m.branches;
     d.divergentBranches += m.divergentBranches;
   }
+  for (const auto& [line, c] : o.branchOutcomes) branchOutcomes[line].add(c);
 }
 
 // ---- global memory ------------------------------------------------------------------------
@@ -109,26 +110,18 @@ bool Launch::prepare(std::string& error) {
   }
   threadsPerCta = spec.block[0] * spec.block[1] * spec.block[2];
   // The kernel's own launch bounds: a GPU refuses a launch that breaks them.
-  for (const FunctionDirective& d : fn.directives) {
-    std::string_view name = P.module->str(d.name);
-    if (name != ".reqntid" && name != ".maxntid") continue;
-    std::string text(P.module->str(d.text));
-    std::array<uint64_t, 3> dims{1, 1, 1};
-    size_t k = 0;
-    for (size_t pos = 0; pos < text.size() && k < 3; ++k) {
-      dims[k] = std::strtoull(text.c_str() + pos, nullptr, 10);
-      size_t comma = text.find(',', pos);
-      if (comma == std::string::npos) break;
-      pos = comma + 1;
-    }
-    bool ok = name == ".reqntid" ? dims[0] == spec.block[0] && dims[1] == spec.block[1] && dims[2] == spec.block[2]
-                                 : uint64_t(threadsPerCta) <= dims[0] * dims[1] * dims[2];
-    if (!ok) {
-      error = spec.path + ": block: [" + std::to_string(spec.block[0]) + ", " + std::to_string(spec.block[1]) + ", " +
-              std::to_string(spec.block[2]) + "] breaks kernel '" + kernel->name + "''s " + std::string(name) + " " + text;
-      return false;
-    }
-  }
+  LaunchBounds bounds = fn.launchBounds();
+  auto refuse = [&](const char* directive, const std::array<uint64_t, 3>& d) {
+    error = spec.path + ": block: [" + std::to_string(spec.block[0]) + ", " + std::to_string(spec.block[1]) + ", " +
+            std::to_string(spec.block[2]) + "] breaks kernel '" + kernel->name + "''s " + directive + " " +
+            std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]);
+    return false;
+  };
+  if (bounds.reqntid && ((*bounds.reqntid)[0] != spec.block[0] || (*bounds.reqntid)[1] != spec.block[1] ||
+                         (*bounds.reqntid)[2] != spec.block[2]))
+    return refuse(".reqntid", *bounds.reqntid);
+  if (bounds.maxntid && uint64_t(threadsPerCta) > (*bounds.maxntid)[0] * (*bounds.maxntid)[1] * (*bounds.maxntid)[2])
+    return refuse(".maxntid", *bounds.maxntid);
   warpsPerCta = (threadsPerCta + 31) / 32;
   totalCtas = uint64_t(spec.grid[0]) * spec.grid[1] * spec.grid[2];
 

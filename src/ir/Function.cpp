@@ -1,5 +1,7 @@
 #include "ptxopt/ir/Function.h"
 
+#include <cstdlib>
+
 #include "ptxopt/ir/Module.h"
 
 namespace ptxopt {
@@ -22,6 +24,25 @@ std::string Function::regName(RegId r) const {
   std::string out(parent_->str(info.name));
   if (info.ranged) out += std::to_string(info.index);
   return out;
+}
+
+LaunchBounds Function::launchBounds() const {
+  LaunchBounds b;
+  for (const FunctionDirective& d : directives) {
+    std::string_view name = parent_->str(d.name);
+    if (name != ".reqntid" && name != ".maxntid") continue;
+    std::string text(parent_->str(d.text));
+    std::array<uint64_t, 3> dims{1, 1, 1};
+    size_t k = 0;
+    for (size_t pos = 0; pos < text.size() && k < 3; ++k) {
+      dims[k] = std::strtoull(text.c_str() + pos, nullptr, 10);
+      size_t comma = text.find(',', pos);
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+    (name == ".reqntid" ? b.reqntid : b.maxntid) = dims;
+  }
+  return b;
 }
 
 std::string_view Function::labelName(uint32_t label) const { return parent_->str(labels_[label].name); }

@@ -68,6 +68,10 @@ double KnobValues::getFloat(std::string_view name) const {
   return v;
 }
 
+const BranchCounts* PassContext::branchCounts(const Instruction& branch) const {
+  return profile_ ? profile_->find(function_.name(), branch.loc().line) : nullptr;
+}
+
 void PassContext::remark(const BasicBlock* block, std::string decision, std::string reason,
                          std::vector<std::pair<std::string, double>> figures) {
   Remark r;

@@ -126,7 +126,7 @@ PassRunResult PassManager::run(Module& m, DiagEngine& diags) {
       std::string name(info.name);
       if (options_.dotAfter.count(name))
         r.dots.emplace_back(dotFileStem(f) + ".before." + name, cfgToDot(f, am, std::string(f.name()) + " before " + name));
-      PassContext ctx(info.name, f, knobValues_[k], callSummaries ? &*callSummaries : nullptr);
+      PassContext ctx(info.name, f, knobValues_[k], callSummaries ? &*callSummaries : nullptr, options_.profile);
       auto start = std::chrono::steady_clock::now();
       PassResult result;
       try {

@@ -67,7 +67,7 @@ int run(int argc, char** argv) {
   bool verify = false, stats = false, listPassesFlag = false, verifyEach = false, printAfterAll = false,
        timePasses = false, locSelf = false;
   unsigned optLevel = 2;
-  std::string passesText, printAnalysis, remarksFile, dotDir, dotFormat = "dot";
+  std::string passesText, printAnalysis, remarksFile, dotDir, dotFormat = "dot", profileUse;
   std::vector<std::string> disabled, knobs, printAfter, dotAfter;
   unsigned jobs = 1;
 
@@ -101,6 +101,9 @@ int run(int argc, char** argv) {
   app.add_option("--print-analysis", printAnalysis,
                  "print analyses to stdout instead of the PTX: cfg, dom, postdom, domfrontier, loops, liveness, "
                  "reaching-defs, uniformity, memspace (comma list)");
+  app.add_option("--profile-use", profileUse,
+                 "a branch profile of this file from ptxrun --profile-out: the cost models weigh each branch by "
+                 "how often its warps diverged");
   app.add_option("--dot-cfg", dotDir, "write one Graphviz file of each function's CFG into this directory");
   app.add_option("--dot-cfg-format", dotFormat, "dot (default), svg or png; svg and png run Graphviz 'dot'")
       ->check(CLI::IsMember({"dot", "svg", "png"}));
@@ -175,6 +178,22 @@ int run(int argc, char** argv) {
   if (!module) return 1;
   ptxopt::ModuleStats statsBefore;
   if (stats) statsBefore = ptxopt::computeStats(*module);
+  ptxopt::BranchProfile profile;
+  if (!profileUse.empty()) {
+    std::string ptext;
+    if (!ptxopt::readFile(profileUse, ptext, error) || !ptxopt::parseBranchProfile(ptext, profileUse, profile, error)) {
+      std::fprintf(stderr, "%s%s\n", error.rfind(profileUse, 0) == 0 ? "" : "ptxopt: error: ", error.c_str());
+      return 1;
+    }
+    // A profile of another file (or of this one before it changed) would steer the cost models
+    // by the wrong branches: say so, and use the entries that still fit.
+    std::vector<std::string> stray = ptxopt::unmatchedProfileEntries(profile, *module);
+    for (size_t k = 0; k < stray.size() && k < 5; ++k)
+      std::fprintf(stderr, "%s: warning: profile entry %s names no such branch of %s\n", profileUse.c_str(),
+                   stray[k].c_str(), displayName.c_str());
+    if (stray.size() > 5) std::fprintf(stderr, "%s: warning: ... and %zu more\n", profileUse.c_str(), stray.size() - 5);
+    pm.setProfile(&profile);
+  }
 
   ptxopt::DiagEngine pdiags;
   ptxopt::PassRunResult result = pm.run(*module, pdiags);

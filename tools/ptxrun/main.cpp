@@ -88,7 +88,7 @@ bool dumpBuffers(const std::string& dir, const std::vector<std::pair<std::string
 
 int run(int argc, char** argv) {
   CLI::App app{"ptxrun: runs PTX kernels on the CPU with warp-accurate SIMT semantics"};
-  std::string ptxFile, specFile, dumpDir, inputsDir, printName, compareFile, metrics, schedule = "round-robin";
+  std::string ptxFile, specFile, dumpDir, inputsDir, printName, compareFile, profileOut, metrics, schedule = "round-robin";
   bool json = false, checkRaces = false, listUnsupported = false, noFastPaths = false;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   uint64_t seed = 1, maxInstructions = RunOptions{}.maxInstructions;
@@ -107,6 +107,9 @@ int run(int argc, char** argv) {
   app.add_option("--schedule", schedule, "how the warps of a CTA interleave: round-robin or random")
       ->check(CLI::IsMember({"round-robin", "random"}));
   app.add_option("--seed", seed, "seed of the random schedule");
+  app.add_option("--profile-out", profileOut,
+                 "write a branch profile (per conditional branch and brx.idx: warp executions all taken, none taken, "
+                 "divergent) to this file, for ptxopt --profile-use");
   app.add_flag("--check-races", checkRaces, "report accesses to the same shared or global byte by different threads between barriers");
   app.add_option("--max-instructions", maxInstructions, "fault after this many warp instructions");
   app.add_flag("--no-fast-paths", noFastPaths, "run every instruction through the general interpreter (a debugging aid)");
@@ -167,6 +170,7 @@ int run(int argc, char** argv) {
   opts.maxInstructions = maxInstructions;
   opts.perLineMetrics = perLine;
   opts.fastPaths = !noFastPaths;
+  opts.branchProfile = !profileOut.empty();
   RunResult r = main.emulator->run(spec, opts);
   if (!r.error.empty()) {
     std::fprintf(stderr, "ptxrun: error: %s\n", r.error.c_str());
@@ -176,6 +180,21 @@ int run(int argc, char** argv) {
   if (!r.fault.empty()) {
     std::fprintf(stderr, "ptxrun: fault: %s\n", r.fault.c_str());
     return kFault;
+  }
+  if (!profileOut.empty()) {
+    // Every branch the file has, with what this launch did at it (lines are unique in a file).
+    BranchProfile profile = emptyProfile(*main.module);
+    profile.ptx = ptxFile;
+    profile.kernel = spec.kernel;
+    std::map<uint32_t, BranchCounts*> byLine;
+    for (auto& [key, c] : profile.branches) byLine[key.second] = &c;
+    for (const auto& [line, c] : r.metrics.branchOutcomes)
+      if (auto it = byLine.find(line); it != byLine.end()) it->second->add(c);
+    std::string werr;
+    if (!writeFile(profileOut, branchProfileJson(profile), werr)) {
+      std::fprintf(stderr, "ptxrun: error: %s\n", werr.c_str());
+      return kError;
+    }
   }
   int rc = kOk;
   for (const RaceReport& race : r.races) {

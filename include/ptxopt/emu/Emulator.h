@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "ptxopt/analysis/Profile.h"
 #include "ptxopt/emu/LaunchSpec.h"
 #include "ptxopt/ir/Module.h"
 
@@ -28,6 +29,7 @@ struct RunOptions {
   bool checkRaces = false;
   uint64_t maxInstructions = 1ull << 34;  // warp instructions per launch before a fault
   bool perLineMetrics = false;
+  bool branchProfile = false;        // count each conditional branch's and brx.idx's outcomes (Metrics::branches)
   bool fastPaths = true;             // specialized loops for frequent instructions (a debugging switch)
 };
 
@@ -51,6 +53,7 @@ struct Metrics {
   uint64_t barriers = 0;            // CTA barrier instructions issued, per warp
   uint32_t maxReconvergenceDepth = 0;
   std::map<uint32_t, LineMetrics> perLine;  // by PTX line, with RunOptions::perLineMetrics
+  std::map<uint32_t, BranchCounts> branchOutcomes;  // by PTX line, with RunOptions::branchProfile
   double simtEfficiency() const { return emu::simtEfficiency(threadInstructions, warpInstructions); }
   void add(const Metrics& o);
 };

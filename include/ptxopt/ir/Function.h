@@ -1,9 +1,11 @@
 // Functions (.entry and .func) and their basic blocks.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -124,6 +126,13 @@ struct FunctionDirective {
   uint32_t text = 0;  // pool id of the arguments, normalized
 };
 
+// The CTA shape a kernel declares: `.reqntid` gives the exact extent of each dimension (a
+// launch with another shape fails), `.maxntid` bounds the product of the extents only. Absent
+// dimensions are 1.
+struct LaunchBounds {
+  std::optional<std::array<uint64_t, 3>> reqntid, maxntid;
+};
+
 class Function {
  public:
   Function(Module* parent, uint32_t name) : parent_(parent), name_(name) {}
@@ -194,6 +203,8 @@ class Function {
   Instruction* createInstruction(Opcode op);
   Instruction* cloneInstruction(const Instruction& inst);
   size_t instructionCount() const;
+
+  LaunchBounds launchBounds() const;
 
  private:
   Module* parent_;

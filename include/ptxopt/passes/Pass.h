@@ -14,6 +14,7 @@
 
 #include "ptxopt/analysis/AnalysisManager.h"
 #include "ptxopt/analysis/MemoryEffects.h"
+#include "ptxopt/analysis/Profile.h"
 #include "ptxopt/ir/Function.h"
 
 namespace ptxopt {
@@ -61,12 +62,18 @@ struct Remark {
 // What a pass sees of the pass manager while it runs on one function.
 class PassContext {
  public:
-  PassContext(std::string_view pass, const Function& f, const KnobValues& knobs, const CallSummaries* calls = nullptr)
-      : pass_(pass), function_(f), knobs_(knobs), calls_(calls) {}
+  PassContext(std::string_view pass, const Function& f, const KnobValues& knobs, const CallSummaries* calls = nullptr,
+              const BranchProfile* profile = nullptr)
+      : pass_(pass), function_(f), knobs_(knobs), calls_(calls), profile_(profile) {}
   const KnobValues& knobs() const { return knobs_; }
   // What each function of the module may do to memory, computed before the pipeline changed
   // any function (PassInfo::usesCallSummaries); null when the pass did not ask for it.
   const CallSummaries* callSummaries() const { return calls_; }
+  // The branch profile of --profile-use (analysis/Profile.h), or null: what each conditional
+  // branch and brx.idx did in a run, by function and PTX line.
+  const BranchProfile* profile() const { return profile_; }
+  // This function's counts for `branch` (by its PTX line); null without a profile or entry.
+  const BranchCounts* branchCounts(const Instruction& branch) const;
   // Adds to a counter of this pass (`--stats` prints "pass.counter").
   void count(std::string_view counter, uint64_t n = 1) { counts_[std::string(counter)] += n; }
   void remark(const BasicBlock* block, std::string decision, std::string reason,
@@ -79,6 +86,7 @@ class PassContext {
   const Function& function_;
   const KnobValues& knobs_;
   const CallSummaries* calls_;
+  const BranchProfile* profile_;
   std::map<std::string, uint64_t> counts_;
   std::vector<Remark> remarks_;
 };

@@ -22,6 +22,7 @@ struct PassManagerOptions {
   std::set<std::string> printAfter;
   std::set<std::string> dotAfter;                  // passes to picture before and after
   unsigned jobs = 1;
+  const BranchProfile* profile = nullptr;          // --profile-use, for the cost models
 };
 
 struct PassRunResult {
@@ -45,6 +46,8 @@ class PassManager {
   PassRunResult run(Module& m, DiagEngine& diags);
   // The pipeline that will run (configured list minus disabled passes).
   const std::vector<const PassInfo*>& passes() const { return passes_; }
+  // The branch profile the passes see (PassContext::profile); it must outlive run().
+  void setProfile(const BranchProfile* profile) { options_.profile = profile; }
 
  private:
   PassManagerOptions options_;
