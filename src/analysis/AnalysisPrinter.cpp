@@ -7,6 +7,7 @@
 #include "ptxopt/analysis/Liveness.h"
 #include "ptxopt/analysis/Loops.h"
 #include "ptxopt/analysis/MemorySpace.h"
+#include "ptxopt/analysis/ThreadSlots.h"
 #include "ptxopt/analysis/ReachingDefs.h"
 #include "ptxopt/analysis/Uniformity.h"
 #include "ptxopt/ir/Module.h"
@@ -55,7 +56,8 @@ std::string names(const CfgInfo& cfg, const std::vector<uint32_t>& nodes) {
 const std::vector<std::string_view>& printableAnalyses() {
   static const std::vector<std::string_view> kNames = {
       CfgAnalysis::kName,       DominatorAnalysis::kName, PostDominatorAnalysis::kName, DominanceFrontierAnalysis::kName, LoopAnalysis::kName,
-      LivenessAnalysis::kName,  ReachingDefsAnalysis::kName,  UniformityAnalysis::kName,        MemorySpaceAnalysis::kName};
+      LivenessAnalysis::kName,  ReachingDefsAnalysis::kName,  UniformityAnalysis::kName,        MemorySpaceAnalysis::kName,
+      ThreadSlotsAnalysis::kName};
   return kNames;
 }
 
@@ -150,6 +152,21 @@ void printAnalysis(std::string_view name, const Function& f, FunctionAnalysisMan
       out += "  " + lineOf(a.inst) + " " + printInstruction(f, *a.inst) + " -> " + space + " (" + a.how + ")\n";
     }
     if (ms.accesses.empty()) out += "  no memory accesses\n";
+  } else if (name == ThreadSlotsAnalysis::kName) {
+    const ThreadSlots& ts = am.get<ThreadSlotsAnalysis>();
+    if (!ts.oneDimensional) out += "  no .reqntid X, 1, 1: %tid.x does not identify a thread of the CTA\n";
+    const MemorySpaceInfo& ms = am.get<MemorySpaceAnalysis>();
+    for (size_t c = 0; c < ts.classes.size(); ++c) {
+      const SlotClass& sc = ts.classes[c];
+      out += "  class " + std::to_string(c) + ": " + sc.form + "; stride " + std::to_string(sc.stride) + ", offsets [" +
+             std::to_string(sc.lo) + ", " + std::to_string(sc.hi) + "): " +
+             (sc.privateSlots ? "each thread's own bytes" : "threads' bytes overlap") + "\n";
+      for (const MemAccess& a : ms.accesses) {
+        auto it = ts.classOf.find(a.inst);
+        if (it != ts.classOf.end() && it->second == c) out += "    " + lineOf(a.inst) + " " + printInstruction(f, *a.inst) + "\n";
+      }
+    }
+    if (ts.oneDimensional && ts.classes.empty()) out += "  no access addresses a function of %tid.x\n";
   }
 }
 

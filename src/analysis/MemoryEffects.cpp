@@ -1,5 +1,8 @@
 #include "ptxopt/analysis/MemoryEffects.h"
 
+#include <unordered_set>
+
+#include "ptxopt/analysis/BarrierRegions.h"
 #include "ptxopt/ir/Signature.h"
 
 namespace ptxopt {
@@ -26,6 +29,11 @@ CallSummary CallSummaries::of(const Module& m, const Instruction& call) const {
   const Operand* target = callTarget(call);
   if (!target || target->kind != OperandKind::Symbol) return {};
   auto it = byName.find(std::string(m.str(target->id)));
+  return it == byName.end() ? CallSummary{} : it->second;
+}
+
+CallSummary CallSummaries::of(const Function& f) const {
+  auto it = byName.find(std::string(f.name()));
   return it == byName.end() ? CallSummary{} : it->second;
 }
 
@@ -59,6 +67,38 @@ MemEffects memEffects(const Instruction& i, const MemorySpaceInfo& mem, const Mo
   return out;
 }
 
+namespace {
+
+// Functions whose every caller is a call instruction of this module naming them: no linkage
+// that lets another module call them, and their address taken nowhere (an operand other than
+// a call's target, an initializer).
+std::unordered_set<std::string> functionsWithKnownCallers(const Module& m) {
+  std::unordered_set<std::string> known, exposed;
+  for (const auto& f : m.functions()) {
+    std::string name(f->name());
+    if (f->isEntry || f->linkage != Linkage::None) exposed.insert(name);
+    else if (f->hasBody) known.insert(name);
+  }
+  auto expose = [&](uint32_t id) { exposed.insert(std::string(m.str(id))); };
+  for (const Variable& v : m.globals())
+    for (const InitItem& it : v.init)
+      if (it.kind == InitItem::Kind::Symbol || it.kind == InitItem::Kind::Generic) expose(it.id);
+  for (const auto& f : m.functions())
+    for (const BasicBlock* b : f->blocks())
+      for (const Instruction* i : b->insts()) {
+        const Operand* target = i->info().is(OpFlag::Call) ? callTarget(*i) : nullptr;
+        i->forEachLeaf([&](const Operand& o) {
+          if (&o == target) return;
+          if (o.kind == OperandKind::Symbol || (o.kind == OperandKind::Address && o.addressBase() == AddressBase::Symbol))
+            expose(o.id);
+        });
+      }
+  for (const std::string& e : exposed) known.erase(e);
+  return known;
+}
+
+}  // namespace
+
 CallSummaries computeCallSummaries(const Module& m) {
   CallSummaries s;
   // Each function's own effects and barriers, and whom it calls.
@@ -67,10 +107,11 @@ CallSummaries computeCallSummaries(const Module& m) {
     std::vector<const Instruction*> calls;
   };
   std::unordered_map<std::string, Local> local;
+  std::vector<std::pair<const Function*, std::unique_ptr<FunctionAnalysisManager>>> bodies;
   for (const auto& f : m.functions()) {
     if (!f->hasBody) continue;
-    FunctionAnalysisManager am(*f);
-    const MemorySpaceInfo& mem = am.get<MemorySpaceAnalysis>();
+    auto& am = bodies.emplace_back(f.get(), std::make_unique<FunctionAnalysisManager>(*f)).second;
+    const MemorySpaceInfo& mem = am->get<MemorySpaceAnalysis>();
     Local& l = local[std::string(f->name())];
     for (const BasicBlock* b : f->blocks())
       for (const Instruction* i : b->insts()) {
@@ -96,7 +137,46 @@ CallSummaries computeCallSummaries(const Module& m) {
       }
       CallSummary& cur = s.byName[name];
       if (now.effects != cur.effects || now.mayBarrier != cur.mayBarrier) {
-        cur = now;
+        cur.effects = now.effects;
+        cur.mayBarrier = now.mayBarrier;
+        changed = true;
+      }
+    }
+  }
+  // Contexts, top-down from nothing to a fixed point (they only grow): a function with known
+  // callers sees the union of its call sites' surroundings.
+  std::unordered_set<std::string> known = functionsWithKnownCallers(m);
+  for (auto& [name, summary] : s.byName)
+    if (known.count(name)) summary.before = summary.after = MemEffect::None;
+  for (bool changed = true; changed && !known.empty();) {
+    changed = false;
+    std::unordered_map<std::string, std::pair<MemEffects, MemEffects>> seen;
+    for (auto& [f, am] : bodies) {
+      const CfgInfo& cfg = am->get<CfgAnalysis>();
+      const MemorySpaceInfo& mem = am->get<MemorySpaceAnalysis>();
+      SyncClassifier classify = [&](const Instruction& i) { return SyncAccesses::anyOf(memEffects(i, mem, m, &s)); };
+      CallSummary self = f->isEntry ? CallSummary{MemEffect::None, false, MemEffect::None, MemEffect::None} : s.of(*f);
+      BarrierRegions regions = computeBarrierRegions(cfg, classify, SyncAccesses::anyOf(self.before),
+                                                     SyncAccesses::anyOf(self.after));
+      for (uint32_t x = 0; x < cfg.size(); ++x)
+        forEachPosition(cfg, regions, x, classify, [&](size_t j, const SyncAccesses& above, const SyncAccesses& below) {
+          const Instruction& i = *cfg.rpo[x]->insts()[j];
+          if (!i.info().is(OpFlag::Call)) return;
+          const Operand* target = callTarget(i);
+          if (!target || target->kind != OperandKind::Symbol) return;
+          std::string callee(m.str(target->id));
+          if (!known.count(callee)) return;
+          auto& [b, a] = seen[callee];
+          b |= above.all();
+          a |= below.all();
+        });
+    }
+    for (auto& [name, ctx] : seen) {
+      CallSummary& cur = s.byName[name];
+      MemEffects b = cur.before | ctx.first, a = cur.after | ctx.second;
+      if (b != cur.before || a != cur.after) {
+        cur.before = b;
+        cur.after = a;
         changed = true;
       }
     }

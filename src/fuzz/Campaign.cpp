@@ -19,6 +19,8 @@ std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); 
 std::vector<Pipeline> pipelinesFor(const CampaignOptions& o, uint64_t seed) {
   std::vector<Pipeline> out = o.pipelines;
   for (unsigned k = 0; k < o.randomPipelines; ++k) out.push_back(randomPipeline(seed * 1000003u + k, o.randomKnobs));
+  for (Pipeline& p : out)
+    for (const auto& [knob, value] : o.knobs) p.knobs[knob] = value;
   return out;
 }
 

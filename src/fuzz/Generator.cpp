@@ -318,7 +318,9 @@ GeneratedKernel Gen::run() {
   usesShAcc = !lean && rng.chance(60);
   usesDynShared = !lean && rng.chance(40);
   maxntid = rng.chance(15);
-  reqntid = !maxntid && rng.chance(10);
+  // Barrier-heavy kernels declare their shape more often: dead-sync's private-slots refinement
+  // needs .reqntid (the draw is the same, so the rest of the kernel keeps its bytes).
+  reqntid = !maxntid && rng.chance(opts.barrierHeavy ? 50 : 10);
 
   if (opts.calls && !lean && rng.chance(45)) genCallees();
 

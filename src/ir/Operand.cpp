@@ -6,7 +6,7 @@ namespace ptxopt {
 namespace {
 
 constexpr SpecialRegInfo kSpecialRegs[] = {
-#define PTX_SREG(E, NAME, SHAPE, UNIFORMITY) {NAME, SpecialShape::SHAPE, #UNIFORMITY[0] == 'U'},
+#define PTX_SREG(E, NAME, SHAPE, UNIFORMITY) {NAME, SpecialShape::SHAPE, #UNIFORMITY[0] != 'V', #UNIFORMITY[0] == 'F'},
 #include "ptxopt/ir/SpecialRegs.def"
 };
 

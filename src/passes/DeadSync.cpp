@@ -22,13 +22,20 @@
 // bar.arrive, guarded barriers, barrier.cluster, mbarrier, bar.warp.sync; fences are not
 // barriers. A barrier in a block that a divergent branch controls is left alone. A call counts
 // as its callee's summary (analysis/MemoryEffects.h) and, as its callee may hold a barrier,
-// never separates two regions; a .func's entry and exits see every access of its callers.
+// never separates two regions; a .func's entry and exits see what its callers do around the
+// calls when every call site is known, every access otherwise (MemoryEffects.h).
+//
+// With `private-slots`, accesses of a thread-slot class (analysis/ThreadSlots.h: each thread
+// touches its own bytes only, s[%tid.x] in a CTA that .reqntid makes one-dimensional) do not
+// form a hazard with accesses of the same class.
 #include <algorithm>
 #include <map>
 #include <optional>
 
+#include "ptxopt/analysis/BarrierRegions.h"
 #include "ptxopt/analysis/CfgInfo.h"
 #include "ptxopt/analysis/MemoryEffects.h"
+#include "ptxopt/analysis/ThreadSlots.h"
 #include "ptxopt/analysis/Uniformity.h"
 #include "ptxopt/ir/Module.h"
 #include "ptxopt/passes/Passes.h"
@@ -37,18 +44,6 @@
 namespace ptxopt {
 
 namespace {
-
-using Access = MemEffects;
-
-// The hazard between `above` and `below`, or 0: in one space, a write then a read or write, or
-// a read then a write.
-Access hazard(Access above, Access below) {
-  Access h = 0;
-  for (auto [r, w] : {std::pair{MemEffect::ReadShared, MemEffect::WriteShared},
-                      std::pair{MemEffect::ReadGlobal, MemEffect::WriteGlobal}})
-    if (((above & w) && (below & (r | w))) || ((above & r) && (below & w))) h |= r | w;
-  return h;
-}
 
 // An instruction as one line of text for a remark ("bar.sync 0").
 std::string oneLine(const std::string& s) {
@@ -63,16 +58,27 @@ struct Candidate {
   size_t index;
 };
 
+// The function's position among the module's functions with a body (for func-limit).
+int64_t functionOrdinal(const Function& f) {
+  int64_t n = 0;
+  for (const auto& g : f.parent()->functions()) {
+    if (g.get() == &f) return n;
+    if (g->hasBody) ++n;
+  }
+  return n;
+}
+
 class DeadSync : public Pass {
  public:
   PassResult run(Function& f, FunctionAnalysisManager& am, PassContext& ctx) override {
     const KnobValues& k = ctx.knobs();
     std::string skip = "," + k.getString("skip-functions") + ",";
     if (skip.find("," + std::string(f.name()) + ",") != std::string::npos) return PassResult::unchanged();
-    int64_t blockLimit = k.getInt("block-limit");
+    int64_t blockLimit = k.getInt("block-limit"), funcLimit = k.getInt("func-limit");
     if (blockLimit >= 0 && static_cast<int64_t>(f.blocks().size()) > blockLimit) return PassResult::unchanged();
+    if (funcLimit >= 0 && functionOrdinal(f) >= funcLimit) return PassResult::unchanged();
     bool changed = false, firstRound = true;
-    uint64_t removed = 0;
+    uint64_t removed = 0, removedPrivate = 0;
     for (;;) {
       Verdicts v = analyse(f, am, k, ctx.callSummaries());
       if (firstRound) {
@@ -87,22 +93,26 @@ class DeadSync : public Pass {
       BasicBlock* b = v.removable->block;
       Instruction* bar = b->insts()[v.removable->index];
       ctx.remark(b, "remove", "'" + oneLine(printInstruction(f, *bar)) + "' (line " + std::to_string(bar->loc().line) +
-                                  ") orders no hazard: above " + memEffectsText(v.above) + "; below " + memEffectsText(v.below),
+                                  ") orders no hazard: above " + syncAccessesText(v.above) + "; below " +
+                                  syncAccessesText(v.below),
                  {{"line", double(bar->loc().line)}});
       b->insts().erase(b->insts().begin() + static_cast<std::ptrdiff_t>(v.removable->index));
       ++removed;
+      if (v.byPrivateSlots) ++removedPrivate;
       changed = true;
       // A barrier is not a terminator: the edges stay.
       am.invalidate(PreservedAnalyses::cfg());
     }
     ctx.count("barriers-removed", removed);
+    if (removedPrivate) ctx.count("barriers-removed-private-slots", removedPrivate);
     return changed ? PassResult::changed(PreservedAnalyses::cfg()) : PassResult::unchanged();
   }
 
  private:
   struct Verdicts {
     std::optional<Candidate> removable;  // the first removable barrier in reverse post-order
-    Access above = 0, below = 0;
+    SyncAccesses above, below;
+    bool byPrivateSlots = false;  // removable only because of thread-private slots
     uint64_t seen = 0;
     std::map<std::string, uint64_t> kept;
     std::vector<std::pair<const BasicBlock*, std::string>> keptRemarks;
@@ -112,89 +122,38 @@ class DeadSync : public Pass {
     Verdicts v;
     const CfgInfo& cfg = am.get<CfgAnalysis>();
     const MemorySpaceInfo& mem = am.get<MemorySpaceAnalysis>();
+    const ThreadSlots* slots = k.getBool("private-slots") ? &am.get<ThreadSlotsAnalysis>() : nullptr;
     MemEffectsOptions eo;
     eo.privateSpacesCount = k.getBool("ignore-address-space-check");
     eo.callsTouchNothing = k.getBool("ignore-call-safety");
     const Module& module = *f.parent();
-    auto classify = [&](const Instruction& i) { return memEffects(i, mem, module, calls, eo); };
-    bool local = k.getBool("disable-complex");
-    uint32_t n = cfg.size();
-
-    // A separator ends a region: a barrier every thread waits at (isFullCtaBarrier). A call
-    // never is one, even when its callee holds a barrier: the callee may run it under a
-    // condition. Per block: the accesses before its first separator (or all of it: `top`), after
-    // its last one (`bottom`), and whether it has a separator.
-    std::vector<Access> top(n, 0), bottom(n, 0);
-    std::vector<char> hasSep(n, 0);
-    for (uint32_t x = 0; x < n; ++x) {
-      for (const Instruction* i : cfg.rpo[x]->insts()) {
-        if (isFullCtaBarrier(*i)) {
-          hasSep[x] = 1;
-          bottom[x] = 0;
-          continue;
-        }
-        Access a = classify(*i);
-        if (!hasSep[x]) top[x] |= a;
-        bottom[x] |= a;
+    SyncClassifier classify = [&](const Instruction& i) {
+      MemEffects e = memEffects(i, mem, module, calls, eo);
+      if (e && slots) {
+        int c = slots->privateClass(&i);
+        if (c >= 0 && c < static_cast<int>(SyncAccesses::kMaxSlotClasses)) return SyncAccesses::ownSlot(c, e);
       }
-    }
-    // Whatever callers do before a .func and after it returns: every access.
-    Access context = f.isEntry ? 0 : MemEffect::All;
-    std::vector<Access> in(n, 0), out(n, 0);  // forward: accesses since the last separator
-    std::vector<Access> bin(n, 0), bout(n, 0);  // backward: accesses until the next separator
-    auto isExit = [&](uint32_t x) { return cfg.succ[x].empty(); };
-    if (local) {
-      // No propagation: whatever lies beyond the block is unknown.
-      for (uint32_t x = 0; x < n; ++x) {
-        in[x] = MemEffect::All;
-        bout[x] = MemEffect::All;
-      }
-    } else {
-      for (bool again = true; again;) {
-        again = false;
-        for (uint32_t x = 0; x < n; ++x) {
-          Access i = x == 0 ? context : 0;
-          for (uint32_t p : cfg.pred[x]) i |= out[p];
-          Access o = hasSep[x] ? bottom[x] : static_cast<Access>(i | top[x]);
-          if (i != in[x] || o != out[x]) again = true;
-          in[x] = i;
-          out[x] = o;
-        }
-        for (uint32_t y = n; y-- > 0;) {
-          Access o = isExit(y) ? context : 0;
-          for (uint32_t s : cfg.succ[y]) o |= bin[s];
-          Access i = hasSep[y] ? top[y] : static_cast<Access>(o | bottom[y]);
-          if (o != bout[y] || i != bin[y]) again = true;
-          bout[y] = o;
-          bin[y] = i;
-        }
-      }
-    }
+      return SyncAccesses::anyOf(e);
+    };
+    // What callers do before the call and after it returns (nothing around a kernel).
+    CallSummary self = f.isEntry ? CallSummary{MemEffect::None, false, MemEffect::None, MemEffect::None}
+                       : calls  ? calls->of(f)
+                                : CallSummary{};
+    BarrierRegions regions = computeBarrierRegions(cfg, classify, SyncAccesses::anyOf(self.before),
+                                                   SyncAccesses::anyOf(self.after), !k.getBool("disable-complex"));
 
     std::vector<uint8_t> divergent = divergentlyReachedBlocks(am);
     auto keep = [&](const BasicBlock* b, const std::string& reason, std::string detail) {
       ++v.kept[reason];
       v.keptRemarks.emplace_back(b, std::move(detail));
     };
-    for (uint32_t x = 0; x < n; ++x) {
+    for (uint32_t x = 0; x < cfg.size(); ++x) {
       BasicBlock* b = const_cast<BasicBlock*>(cfg.rpo[x]);
-      // Accesses from the previous separator (or the block's entry) to each barrier.
-      Access above = in[x];
-      std::vector<Instruction*>& insts = b->insts();
-      // Accesses after each position up to the next separator: scan from the end.
-      std::vector<Access> after(insts.size() + 1, 0);
-      after[insts.size()] = bout[x];
-      for (size_t j = insts.size(); j-- > 0;)
-        after[j] = isFullCtaBarrier(*insts[j]) ? 0 : static_cast<Access>(after[j + 1] | classify(*insts[j]));
-      for (size_t j = 0; j < insts.size(); ++j) {
-        const Instruction& i = *insts[j];
-        if (!i.info().is(OpFlag::CtaBarrier)) {
-          above |= classify(i);
-          continue;
-        }
+      forEachPosition(cfg, regions, x, classify, [&](size_t j, const SyncAccesses& above, const SyncAccesses& below) {
+        const Instruction& i = *b->insts()[j];
+        if (!i.info().is(OpFlag::CtaBarrier)) return;
         ++v.seen;
         std::string what = "'" + oneLine(printInstruction(f, i)) + "' (line " + std::to_string(i.loc().line) + ")";
-        Access below = after[j + 1];
         if (i.has(Mod::Red)) {
           keep(b, "reduction", what + " returns data (bar.red)");
         } else if (i.has(Mod::Arrive)) {
@@ -207,16 +166,16 @@ class DeadSync : public Pass {
           keep(b, "named", what + " is a named barrier (an id other than 0)");
         } else if (divergent[x]) {
           keep(b, "divergent", what + " is reached under a divergent branch");
-        } else if (Access h = hazard(above, below)) {
-          keep(b, "hazard", what + " orders " + memEffectsText(h) + " (above: " + memEffectsText(above) + "; below: " +
-                                memEffectsText(below) + ")");
+        } else if (MemEffects h = syncHazard(above, below)) {
+          keep(b, "hazard", what + " orders " + memEffectsText(h) + " (above: " + syncAccessesText(above) +
+                                "; below: " + syncAccessesText(below) + ")");
         } else if (!v.removable) {
           v.removable = Candidate{b, j};
           v.above = above;
           v.below = below;
+          v.byPrivateSlots = syncHazard(SyncAccesses::anyOf(above.all()), SyncAccesses::anyOf(below.all())) != 0;
         }
-        if (isFullCtaBarrier(i)) above = 0;
-      }
+      });
     }
     return v;
   }
@@ -236,7 +195,11 @@ PassInfo deadSyncPassInfo() {
               {"ignore-call-safety", KnobType::Bool, "false",
                "count every call as touching no memory (unsound for a callee that writes through a pointer; the seed's default)",
                /*unsound=*/true},
+              {"private-slots", KnobType::Bool, "false",
+               "accesses each thread makes to its own slot (s[%tid.x] under .reqntid X, 1, 1) form no hazard with each other"},
               {"skip-functions", KnobType::String, "", "comma list of functions to leave alone"},
+              {"func-limit", KnobType::Int, "-1",
+               "work on the first N functions with a body only, in module order (-1: all; for bisecting)"},
               {"block-limit", KnobType::Int, "-1", "leave functions with more blocks than this alone (-1: no limit)"},
           },
           [] { return std::make_unique<DeadSync>(); },

@@ -66,6 +66,7 @@ void addRun(CLI::App& app, RunCommand& c) {
                   "pipelines to check, repeatable: -O1, -O2, -O3, a comma list of passes, random or random:N "
                   "(N random pipelines per seed); default: -O2 and random")
       ->allow_extra_args(false);
+  run->add_option("--knob", c.setKnobs, "PASS.KNOB=VALUE: set in every pipeline checked, repeatable");
   run->add_option("--knobs", c.knobs, "random: random knob values in the random pipelines")->check(CLI::IsMember({"random", "default"}));
   run->add_option("-j", c.jobs, "seeds checked at once, each in its own process")->check(CLI::Range(1u, 256u));
   run->add_option("--out", c.outDir, "where reproducers of findings are written (default ptxfuzz-findings)");
@@ -111,6 +112,21 @@ int runRun(const RunCommand& c) {
     }
   }
   o.randomKnobs = c.knobs == "random";
+  for (const std::string& kv : c.setKnobs) {
+    size_t dot = kv.find('.'), eq = kv.find('=');
+    const PassInfo* p = dot < eq && eq != std::string::npos ? findPass(kv.substr(0, dot)) : nullptr;
+    const KnobSpec* spec = nullptr;
+    if (p)
+      for (const KnobSpec& k : p->knobs)
+        if (k.name == kv.substr(dot + 1, eq - dot - 1)) spec = &k;
+    std::string why;
+    if (!spec || !parseKnobValue(*spec, kv.substr(eq + 1), why)) {
+      std::fprintf(stderr, "ptxfuzz: error: --knob takes PASS.KNOB=VALUE with a knob of ptxopt --list-passes, found '%s'%s%s\n",
+                   kv.c_str(), why.empty() ? "" : ": ", why.c_str());
+      return kError;
+    }
+    o.knobs[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
   o.jobs = c.jobs;
   o.timeoutSeconds = c.timeout;
   o.outDir = c.outDir;

@@ -16,6 +16,7 @@ struct RunCommand {
   std::string seeds = "1..100";
   std::vector<std::string> passes;  // "-O2", "branch-opt,dce", "random", "random:3"
   std::string knobs;                // "random"
+  std::vector<std::string> setKnobs;  // PASS.KNOB=VALUE, in every pipeline
   unsigned jobs = 1;
   std::string outDir = "ptxfuzz-findings";
   std::string ptxas;

@@ -5,6 +5,13 @@
 // address the analysis understands, and an unknown callee count as everything. Calls count as
 // their callee's summary: computed for every function of a module, bottom-up over the call
 // graph (recursion included), before any function is changed. dead-sync reads these.
+//
+// The other way round, a function's context: what its callers may do between the last
+// barrier before a call and the call (`before`), and between the return and the next barrier
+// (`after`). Every access for kernels' callers (none: 0), for functions other modules may call
+// (.visible, .extern, .weak) and for functions whose address is taken; otherwise the union over
+// the call sites, to a fixed point over the call graph (BarrierRegions.h gives each call site's
+// accesses).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +35,8 @@ std::string memEffectsText(MemEffects e);
 struct CallSummary {
   MemEffects effects = MemEffect::All;
   bool mayBarrier = true;  // it, or a function it calls, may execute a CTA barrier
+  MemEffects before = MemEffect::All;  // what callers may do before a call, since their last barrier
+  MemEffects after = MemEffect::All;   // and after it, until their next barrier
 };
 
 struct CallSummaries {
@@ -35,6 +44,8 @@ struct CallSummaries {
   // The summary of what `call` calls; everything for an indirect call, an .extern callee and a
   // function without a body.
   CallSummary of(const Module& m, const Instruction& call) const;
+  // The summary of function `f` (everything when there is none).
+  CallSummary of(const Function& f) const;
 };
 
 CallSummaries computeCallSummaries(const Module& m);

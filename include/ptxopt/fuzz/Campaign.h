@@ -24,6 +24,7 @@ struct CampaignOptions {
   std::vector<Pipeline> pipelines;       // checked for every seed
   unsigned randomPipelines = 0;          // and this many random ones per seed
   bool randomKnobs = false;
+  std::map<std::string, std::string> knobs;  // PASS.KNOB -> value, set in every pipeline
   unsigned jobs = 1;
   unsigned timeoutSeconds = 120;         // per seed
   std::string outDir = "ptxfuzz-findings";

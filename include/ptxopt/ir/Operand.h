@@ -21,6 +21,7 @@ struct SpecialRegInfo {
   std::string_view name;
   SpecialShape shape;
   bool uniform;  // equal for every lane of a warp
+  bool fixed;    // equal for every thread of a CTA and unchanged while the kernel runs
 };
 const SpecialRegInfo& specialRegInfo(SpecialReg r);
 std::optional<SpecialReg> lookupSpecialReg(std::string_view base);
