@@ -195,7 +195,7 @@ PassInfo deadSyncPassInfo() {
               {"ignore-call-safety", KnobType::Bool, "false",
                "count every call as touching no memory (unsound for a callee that writes through a pointer; the seed's default)",
                /*unsound=*/true},
-              {"private-slots", KnobType::Bool, "false",
+              {"private-slots", KnobType::Bool, "true",
                "accesses each thread makes to its own slot (s[%tid.x] under .reqntid X, 1, 1) form no hazard with each other"},
               {"skip-functions", KnobType::String, "", "comma list of functions to leave alone"},
               {"func-limit", KnobType::Int, "-1",
