@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "ptxopt/analysis/BarrierRegions.h"
+#include "ptxopt/analysis/Uniformity.h"
 #include "ptxopt/ir/Signature.h"
 
 namespace ptxopt {
@@ -80,9 +81,15 @@ std::unordered_set<std::string> functionsWithKnownCallers(const Module& m) {
     else if (f->hasBody) known.insert(name);
   }
   auto expose = [&](uint32_t id) { exposed.insert(std::string(m.str(id))); };
-  for (const Variable& v : m.globals())
+  auto exposeInitializer = [&](const Variable& v) {
     for (const InitItem& it : v.init)
       if (it.kind == InitItem::Kind::Symbol || it.kind == InitItem::Kind::Generic) expose(it.id);
+  };
+  for (const Variable& v : m.globals()) exposeInitializer(v);
+  for (const auto& f : m.functions()) {
+    for (const Decl& d : f->decls())
+      if (d.kind == Decl::Kind::Var) exposeInitializer(d.var);
+  }
   for (const auto& f : m.functions())
     for (const BasicBlock* b : f->blocks())
       for (const Instruction* i : b->insts()) {
@@ -146,6 +153,25 @@ CallSummaries computeCallSummaries(const Module& m) {
   // Contexts, top-down from nothing to a fixed point (they only grow): a function with known
   // callers sees the union of its call sites' surroundings.
   std::unordered_set<std::string> known = functionsWithKnownCallers(m);
+  // The union of the call sites' surroundings is what the callee's barriers see only when every
+  // thread of the CTA gets there through the same call site: a call reached under a divergent
+  // branch (or from a function entered that way) leaves the other threads elsewhere, at
+  // barriers of their own that pair with the callee's. Such callees see every access.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto& [f, am] : bodies) {
+      bool uniformEntry = f->isEntry || known.count(std::string(f->name()));
+      const CfgInfo& cfg = am->get<CfgAnalysis>();
+      std::vector<uint8_t> divergent = divergentlyReachedBlocks(*am);
+      for (uint32_t x = 0; x < cfg.size(); ++x)
+        for (const Instruction* i : cfg.rpo[x]->insts()) {
+          const Operand* target = i->info().is(OpFlag::Call) ? callTarget(*i) : nullptr;
+          if (!target || target->kind != OperandKind::Symbol) continue;
+          std::string callee(m.str(target->id));
+          if ((!uniformEntry || divergent[x]) && known.erase(callee)) changed = true;
+        }
+    }
+  }
   for (auto& [name, summary] : s.byName)
     if (known.count(name)) summary.before = summary.after = MemEffect::None;
   for (bool changed = true; changed && !known.empty();) {

@@ -143,19 +143,31 @@ class Evaluator {
  public:
   Evaluator(const Function& f, const ReachingDefs& rd, const LaunchBounds& bounds)
       : f_(f), m_(*f.parent()), rd_(rd), bounds_(bounds) {
+    // A name declared twice (a nested .param or variable shadowing a kernel parameter or a
+    // module variable) does not name one thing: no atom for it.
+    std::unordered_map<uint32_t, unsigned> declared;
+    for (const Variable& v : m_.globals()) ++declared[v.name];
+    for (const Variable& p : f.params) ++declared[p.name];
+    for (const Variable& p : f.returnParams) ++declared[p.name];
+    for (const Decl& d : f.decls())
+      if (d.kind == Decl::Kind::Var) ++declared[d.var.name];
+    for (const auto& [name, n] : declared)
+      if (n > 1) ambiguous_.insert(name);
     if (f.isEntry)
-      for (const Variable& p : f.params) kernelParams_.insert(p.name);
+      for (const Variable& p : f.params)
+        if (!ambiguous_.count(p.name)) kernelParams_.insert(p.name);
   }
 
   MaybeForm operand(const Instruction& at, const Operand& o) {
     switch (o.kind) {
       case OperandKind::Reg:
-        if (o.component() != Component::None) return std::nullopt;
+        if (o.component() != Component::None || o.negated()) return std::nullopt;
         return reg(at, static_cast<RegId>(o.id));
       case OperandKind::Imm:
         if (o.flags & OperandFlag::Predefined) return std::nullopt;
         return constant(static_cast<uint64_t>(o.value));
       case OperandKind::Symbol: {
+        if (ambiguous_.count(o.id)) return std::nullopt;
         Form s = atom(std::string(m_.str(o.id)), 0);
         if (o.flags & OperandFlag::HasOffset) s.k = static_cast<uint64_t>(o.value);
         return s;
@@ -316,9 +328,10 @@ class Evaluator {
         if (isParamSpace(s) && a->addressBase() == AddressBase::Symbol && kernelParams_.count(a->id))
           return atom("param " + std::string(m_.str(a->id)) + "+" + std::to_string(a->value) + std::string(typeName(t)), bits);
         if (s == StateSpace::Const) {
-          MaybeForm addr = a->addressBase() == AddressBase::Reg      ? reg(i, static_cast<RegId>(a->id))
-                           : a->addressBase() == AddressBase::Symbol ? MaybeForm(atom(std::string(m_.str(a->id)), 0))
-                                                                     : std::nullopt;
+          MaybeForm addr = a->addressBase() == AddressBase::Reg ? reg(i, static_cast<RegId>(a->id))
+                           : a->addressBase() == AddressBase::Symbol && !ambiguous_.count(a->id)
+                               ? MaybeForm(atom(std::string(m_.str(a->id)), 0))
+                               : std::nullopt;
           if (!addr || !addr->isFixed()) return std::nullopt;
           return atom("ld.const" + std::string(typeName(t)) + "[" + addr->text() + "+" + std::to_string(a->value) + "]", bits);
         }
@@ -333,7 +346,7 @@ class Evaluator {
   const Module& m_;
   const ReachingDefs& rd_;
   LaunchBounds bounds_;
-  std::unordered_set<uint32_t> kernelParams_;
+  std::unordered_set<uint32_t> kernelParams_, ambiguous_;
   std::unordered_map<uint32_t, MaybeForm> memo_;
   std::unordered_set<uint32_t> inProgress_;
 };
@@ -359,12 +372,21 @@ ThreadSlots ThreadSlotsAnalysis::run(const Function& f, FunctionAnalysisManager&
     uint64_t bytes = accessBytes(i);
     MaybeForm addr = ev.address(i);
     if (bytes == 0 || !addr || addr->thread.empty() || !exact(*addr)) continue;
+    // A shared address may be taken modulo 2^32 whatever its register's width: the stride must
+    // not wrap there either.
+    if (a.space == StateSpace::Shared && addr->bits > 32) {
+      Form narrow = *addr;
+      narrow.bits = 32;
+      if (!exact(narrow)) continue;
+    }
     std::string key = std::string(spaceName(a.space)) + " " + addr->shape();
     // The offset as a signed number of the address's width.
     uint64_t mask = maskOf(addr->bits);
     int64_t k = addr->bits >= 64                                     ? static_cast<int64_t>(addr->k)
                 : (addr->k >> (addr->bits - 1)) & 1 ? static_cast<int64_t>(addr->k) - static_cast<int64_t>(mask) - 1
                                                                      : static_cast<int64_t>(addr->k);
+    // Offsets far from zero would overflow the window arithmetic; such accesses stay unclassified.
+    if (k > (int64_t(1) << 40) || k < -(int64_t(1) << 40)) continue;
     auto [it, fresh] = byKey.emplace(key, static_cast<uint32_t>(out.classes.size()));
     if (fresh) {
       SlotClass c;

@@ -35,7 +35,7 @@ LaunchBounds Function::launchBounds() const {
     std::array<uint64_t, 3> dims{1, 1, 1};
     size_t k = 0;
     for (size_t pos = 0; pos < text.size() && k < 3; ++k) {
-      dims[k] = std::strtoull(text.c_str() + pos, nullptr, 10);
+      dims[k] = std::strtoull(text.c_str() + pos, nullptr, 0);  // PTX integers: decimal, 0x hex, 0 octal
       size_t comma = text.find(',', pos);
       if (comma == std::string::npos) break;
       pos = comma + 1;
