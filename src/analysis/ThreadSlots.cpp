@@ -142,7 +142,7 @@ bool isIntegerType(ScalarType t) {
 class Evaluator {
  public:
   Evaluator(const Function& f, const ReachingDefs& rd, const LaunchBounds& bounds)
-      : f_(f), m_(*f.parent()), rd_(rd), bounds_(bounds) {
+      : m_(*f.parent()), rd_(rd), bounds_(bounds) {
     // A name declared twice (a nested .param or variable shadowing a kernel parameter or a
     // module variable) does not name one thing: no atom for it.
     std::unordered_map<uint32_t, unsigned> declared;
@@ -342,7 +342,6 @@ class Evaluator {
     return fixedResult(i, bits);
   }
 
-  const Function& f_;
   const Module& m_;
   const ReachingDefs& rd_;
   LaunchBounds bounds_;
