@@ -26,16 +26,26 @@ bool isFullCtaBarrier(const Instruction& i) {
   return sources == (i.has(Mod::Red) ? 2u : 1u);  // red: id and predicate; else: id
 }
 
+std::string_view directCallee(const Module& m, const Instruction& inst) {
+  const Operand* target = inst.info().is(OpFlag::Call) ? callTarget(inst) : nullptr;
+  return target && target->kind == OperandKind::Symbol ? m.str(target->id) : std::string_view();
+}
+
 CallSummary CallSummaries::of(const Module& m, const Instruction& call) const {
-  const Operand* target = callTarget(call);
-  if (!target || target->kind != OperandKind::Symbol) return {};
-  auto it = byName.find(std::string(m.str(target->id)));
+  std::string_view callee = directCallee(m, call);
+  if (callee.empty()) return {};
+  auto it = byName.find(std::string(callee));
   return it == byName.end() ? CallSummary{} : it->second;
 }
 
 CallSummary CallSummaries::of(const Function& f) const {
   auto it = byName.find(std::string(f.name()));
   return it == byName.end() ? CallSummary{} : it->second;
+}
+
+CallSummary callingContext(const CallSummaries* s, const Function& f) {
+  if (f.isEntry) return {MemEffect::None, false, MemEffect::None, MemEffect::None};
+  return s ? s->of(f) : CallSummary{};
 }
 
 MemEffects memEffects(const Instruction& i, const MemorySpaceInfo& mem, const Module& m, const CallSummaries* calls,
@@ -93,7 +103,7 @@ std::unordered_set<std::string> functionsWithKnownCallers(const Module& m) {
   for (const auto& f : m.functions())
     for (const BasicBlock* b : f->blocks())
       for (const Instruction* i : b->insts()) {
-        const Operand* target = i->info().is(OpFlag::Call) ? callTarget(*i) : nullptr;
+        const Operand* target = i->info().is(OpFlag::Call) ? callTarget(*i) : nullptr;  // the one legal mention
         i->forEachLeaf([&](const Operand& o) {
           if (&o == target) return;
           if (o.kind == OperandKind::Symbol || (o.kind == OperandKind::Address && o.addressBase() == AddressBase::Symbol))
@@ -157,19 +167,23 @@ CallSummaries computeCallSummaries(const Module& m) {
   // thread of the CTA gets there through the same call site: a call reached under a divergent
   // branch (or from a function entered that way) leaves the other threads elsewhere, at
   // barriers of their own that pair with the callee's. Such callees see every access.
+  // Per function: its direct call sites, and whether each is reached divergently.
+  std::vector<std::vector<std::pair<std::string, bool>>> callSites(bodies.size());
+  for (size_t k = 0; k < bodies.size(); ++k) {
+    const CfgInfo& cfg = bodies[k].second->get<CfgAnalysis>();
+    std::vector<uint8_t> divergent = divergentlyReachedBlocks(*bodies[k].second);
+    for (uint32_t x = 0; x < cfg.size(); ++x)
+      for (const Instruction* i : cfg.rpo[x]->insts())
+        if (std::string_view callee = directCallee(m, *i); !callee.empty())
+          callSites[k].emplace_back(std::string(callee), divergent[x] != 0);
+  }
   for (bool changed = true; changed;) {
     changed = false;
-    for (auto& [f, am] : bodies) {
-      bool uniformEntry = f->isEntry || known.count(std::string(f->name()));
-      const CfgInfo& cfg = am->get<CfgAnalysis>();
-      std::vector<uint8_t> divergent = divergentlyReachedBlocks(*am);
-      for (uint32_t x = 0; x < cfg.size(); ++x)
-        for (const Instruction* i : cfg.rpo[x]->insts()) {
-          const Operand* target = i->info().is(OpFlag::Call) ? callTarget(*i) : nullptr;
-          if (!target || target->kind != OperandKind::Symbol) continue;
-          std::string callee(m.str(target->id));
-          if ((!uniformEntry || divergent[x]) && known.erase(callee)) changed = true;
-        }
+    for (size_t k = 0; k < bodies.size(); ++k) {
+      const Function& f = *bodies[k].first;
+      bool uniformEntry = f.isEntry || known.count(std::string(f.name()));
+      for (const auto& [callee, divergent] : callSites[k])
+        if ((!uniformEntry || divergent) && known.erase(callee)) changed = true;
     }
   }
   for (auto& [name, summary] : s.byName)
@@ -181,17 +195,13 @@ CallSummaries computeCallSummaries(const Module& m) {
       const CfgInfo& cfg = am->get<CfgAnalysis>();
       const MemorySpaceInfo& mem = am->get<MemorySpaceAnalysis>();
       SyncClassifier classify = [&](const Instruction& i) { return SyncAccesses::anyOf(memEffects(i, mem, m, &s)); };
-      CallSummary self = f->isEntry ? CallSummary{MemEffect::None, false, MemEffect::None, MemEffect::None} : s.of(*f);
+      CallSummary self = callingContext(&s, *f);
       BarrierRegions regions = computeBarrierRegions(cfg, classify, SyncAccesses::anyOf(self.before),
                                                      SyncAccesses::anyOf(self.after));
       for (uint32_t x = 0; x < cfg.size(); ++x)
         forEachPosition(cfg, regions, x, classify, [&](size_t j, const SyncAccesses& above, const SyncAccesses& below) {
-          const Instruction& i = *cfg.rpo[x]->insts()[j];
-          if (!i.info().is(OpFlag::Call)) return;
-          const Operand* target = callTarget(i);
-          if (!target || target->kind != OperandKind::Symbol) return;
-          std::string callee(m.str(target->id));
-          if (!known.count(callee)) return;
+          std::string callee(directCallee(m, *cfg.rpo[x]->insts()[j]));
+          if (callee.empty() || !known.count(callee)) return;
           auto& [b, a] = seen[callee];
           b |= above.all();
           a |= below.all();

@@ -136,9 +136,7 @@ class DeadSync : public Pass {
       return SyncAccesses::anyOf(e);
     };
     // What callers do before the call and after it returns (nothing around a kernel).
-    CallSummary self = f.isEntry ? CallSummary{MemEffect::None, false, MemEffect::None, MemEffect::None}
-                       : calls  ? calls->of(f)
-                                : CallSummary{};
+    CallSummary self = callingContext(calls, f);
     BarrierRegions regions = computeBarrierRegions(cfg, classify, SyncAccesses::anyOf(self.before),
                                                    SyncAccesses::anyOf(self.after), !k.getBool("disable-complex"));
 

@@ -48,6 +48,13 @@ struct CallSummaries {
   CallSummary of(const Function& f) const;
 };
 
+// What code around `f`'s calls may do (CallSummary::before/after): nothing for a kernel, the
+// summary's contexts for a function, every access without summaries.
+CallSummary callingContext(const CallSummaries* s, const Function& f);
+
+// The function a direct call names; empty for an indirect call or anything else.
+std::string_view directCallee(const Module& m, const Instruction& inst);
+
 CallSummaries computeCallSummaries(const Module& m);
 
 struct MemEffectsOptions {
