@@ -56,7 +56,7 @@ std::string names(const CfgInfo& cfg, const std::vector<uint32_t>& nodes) {
 const std::vector<std::string_view>& printableAnalyses() {
   static const std::vector<std::string_view> kNames = {
       CfgAnalysis::kName,       DominatorAnalysis::kName, PostDominatorAnalysis::kName, DominanceFrontierAnalysis::kName, LoopAnalysis::kName,
-      LivenessAnalysis::kName,  ReachingDefsAnalysis::kName,  UniformityAnalysis::kName,        MemorySpaceAnalysis::kName,
+      LivenessAnalysis::kName,  ReachingDefsAnalysis::kName,  UniformityAnalysis::kName,        CtaUniformityAnalysis::kName,     MemorySpaceAnalysis::kName,
       ThreadSlotsAnalysis::kName};
   return kNames;
 }
@@ -131,8 +131,9 @@ void printAnalysis(std::string_view name, const Function& f, FunctionAnalysisMan
           out += "\n";
         }
       }
-  } else if (name == UniformityAnalysis::kName) {
-    const UniformityInfo& ui = am.get<UniformityAnalysis>();
+  } else if (name == UniformityAnalysis::kName || name == CtaUniformityAnalysis::kName) {
+    const UniformityInfo& ui =
+        name == UniformityAnalysis::kName ? am.get<UniformityAnalysis>() : am.get<CtaUniformityAnalysis>();
     out += "  divergent registers: " + regSet(f, ui.everDivergent()) + "\n";
     for (const BasicBlock* b : cfg.rpo) {
       const Instruction* t = b->terminator();

@@ -44,7 +44,7 @@ CallSummary CallSummaries::of(const Function& f) const {
 }
 
 CallSummary callingContext(const CallSummaries* s, const Function& f) {
-  if (f.isEntry) return {MemEffect::None, false, MemEffect::None, MemEffect::None};
+  if (f.isEntry) return {MemEffect::None, false, MemEffect::None, MemEffect::None, /*uniformEntry=*/true};
   return s ? s->of(f) : CallSummary{};
 }
 
@@ -164,14 +164,15 @@ CallSummaries computeCallSummaries(const Module& m) {
   // callers sees the union of its call sites' surroundings.
   std::unordered_set<std::string> known = functionsWithKnownCallers(m);
   // The union of the call sites' surroundings is what the callee's barriers see only when every
-  // thread of the CTA gets there through the same call site: a call reached under a divergent
-  // branch (or from a function entered that way) leaves the other threads elsewhere, at
-  // barriers of their own that pair with the callee's. Such callees see every access.
-  // Per function: its direct call sites, and whether each is reached divergently.
+  // thread of the CTA gets there through the same call site: a call reached under a branch that
+  // may send the CTA's threads different ways (a warp-uniform branch on %warpid too), or from a
+  // function entered that way, leaves the other threads elsewhere, at barriers of their own
+  // that pair with the callee's. Such callees see every access.
+  // Per function: its direct call sites, and whether each is reached CTA-divergently.
   std::vector<std::vector<std::pair<std::string, bool>>> callSites(bodies.size());
   for (size_t k = 0; k < bodies.size(); ++k) {
     const CfgInfo& cfg = bodies[k].second->get<CfgAnalysis>();
-    std::vector<uint8_t> divergent = divergentlyReachedBlocks(*bodies[k].second);
+    std::vector<uint8_t> divergent = divergentlyReachedBlocks(*bodies[k].second, UniformityLevel::Cta);
     for (uint32_t x = 0; x < cfg.size(); ++x)
       for (const Instruction* i : cfg.rpo[x]->insts())
         if (std::string_view callee = directCallee(m, *i); !callee.empty())
@@ -187,7 +188,10 @@ CallSummaries computeCallSummaries(const Module& m) {
     }
   }
   for (auto& [name, summary] : s.byName)
-    if (known.count(name)) summary.before = summary.after = MemEffect::None;
+    if (known.count(name)) {
+      summary.before = summary.after = MemEffect::None;
+      summary.uniformEntry = true;
+    }
   for (bool changed = true; changed && !known.empty();) {
     changed = false;
     std::unordered_map<std::string, std::pair<MemEffects, MemEffects>> seen;

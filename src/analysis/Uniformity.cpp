@@ -7,6 +7,7 @@
 #include "ptxopt/analysis/Dominators.h"
 #include "ptxopt/analysis/Liveness.h"
 #include "ptxopt/analysis/Loops.h"
+#include "ptxopt/analysis/MemoryEffects.h"
 #include "ptxopt/analysis/Scc.h"
 #include "ptxopt/ir/Module.h"
 
@@ -21,24 +22,31 @@ bool isKernelParam(const Function& f, uint32_t name) {
   return false;
 }
 
-bool readsVaryingSpecial(const Instruction& inst) {
+bool readsVaryingSpecial(const Instruction& inst, UniformityLevel level) {
   bool varying = false;
   inst.forEachLeaf([&](const Operand& o) {
-    if (o.kind == OperandKind::Special && !specialRegInfo(static_cast<SpecialReg>(o.id)).uniform) varying = true;
+    if (o.kind != OperandKind::Special) return;
+    const SpecialRegInfo& info = specialRegInfo(static_cast<SpecialReg>(o.id));
+    if (!(level == UniformityLevel::Cta ? info.fixed : info.uniform)) varying = true;
   });
   return varying;
 }
 
 }  // namespace
 
-bool isUniformResult(const Instruction& inst) {
-  if (inst.info().is(OpFlag::UniformResult)) return true;
-  // bar.red/barrier.red: every thread of the CTA gets the same reduction
-  return inst.info().is(OpFlag::CtaBarrier) && inst.has(Mod::Red);
+bool isUniformResult(const Instruction& inst, UniformityLevel level) {
+  // vote, redux, activemask: the same for the lanes of a warp, not between warps
+  if (level == UniformityLevel::Warp && inst.info().is(OpFlag::UniformResult)) return true;
+  // bar.red/barrier.red: every thread that takes part gets the same reduction; with a thread
+  // count, the CTA's warps may take part in different instances
+  return inst.info().is(OpFlag::CtaBarrier) && inst.has(Mod::Red) &&
+         (level == UniformityLevel::Warp || isFullCtaBarrier(inst));
 }
 
-bool isDivergenceSource(const Function& f, const Instruction& inst) {
-  if (readsVaryingSpecial(inst)) return true;
+bool isDivergenceSource(const Function& f, const Instruction& inst, UniformityLevel level) {
+  if (readsVaryingSpecial(inst, level)) return true;
+  if (level == UniformityLevel::Cta && inst.info().is(OpFlag::UniformResult) && !isUniformResult(inst, level))
+    return true;
   const OpcodeInfo& info = inst.info();
   if (info.isOpaque() || info.is(OpFlag::VaryingResult)) return true;
   switch (inst.opcode()) {
@@ -63,9 +71,10 @@ bool UniformityInfo::isDivergentDef(const Instruction* inst) const {
   return std::binary_search(divergentDefs_.begin(), divergentDefs_.end(), inst);
 }
 
-std::vector<uint8_t> divergentlyReachedBlocks(FunctionAnalysisManager& am) {
+std::vector<uint8_t> divergentlyReachedBlocks(FunctionAnalysisManager& am, UniformityLevel level) {
   const CfgInfo& cfg = am.get<CfgAnalysis>();
-  const UniformityInfo& uni = am.get<UniformityAnalysis>();
+  const UniformityInfo& uni =
+      level == UniformityLevel::Cta ? am.get<CtaUniformityAnalysis>() : am.get<UniformityAnalysis>();
   const PostDominatorTree& pdt = am.get<PostDominatorAnalysis>();
   uint32_t n = cfg.size();
   std::vector<uint8_t> out(n, 0);
@@ -85,7 +94,7 @@ std::vector<uint8_t> divergentlyReachedBlocks(FunctionAnalysisManager& am) {
   return out;
 }
 
-UniformityInfo UniformityAnalysis::run(const Function& f, FunctionAnalysisManager& am) {
+UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am, UniformityLevel level) {
   const CfgInfo& cfg = am.get<CfgAnalysis>();
   const PostDominatorTree& pdt = am.get<PostDominatorAnalysis>();
   const uint32_t nregs = static_cast<uint32_t>(f.regs().size());
@@ -115,10 +124,10 @@ UniformityInfo UniformityAnalysis::run(const Function& f, FunctionAnalysisManage
       }
       if (i->numDefOperands() == 0) continue;
       bool result;
-      if (isUniformResult(*i)) {
+      if (isUniformResult(*i, level)) {
         result = guardDiv;
       } else {
-        result = guardDiv || isDivergenceSource(f, *i);
+        result = guardDiv || isDivergenceSource(f, *i, level);
         if (!result) i->forEachUseReg([&](RegId r) { result = result || div.test(r); });
       }
       if (result) {

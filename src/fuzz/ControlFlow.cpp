@@ -13,7 +13,7 @@ namespace ptxopt::fuzz {
 namespace {
 
 enum Stmt : unsigned {
-  kArith, kGuarded, kSelect, kLoad, kStore, kLocal, kAtomic, kOwnShared, kExchange, kWarpExchange, kSnapshot,
+  kArith, kGuarded, kSelect, kLoad, kStore, kLocal, kAtomic, kOwnShared, kExchange, kSplitExchange, kWarpExchange, kSnapshot,
   kWarpOp, kBarrier, kBarRed, kFence, kIf, kChain, kLoop, kSwitch, kGotoTail, kIntoElse, kIrreducible, kExit,
   kCall, kBreakCont, kCount
 };
@@ -67,6 +67,7 @@ void Gen::genStmt(const Ctx& c, unsigned budget) {
   w[kAtomic] = 3;
   w[kOwnShared] = 2;
   w[kExchange] = bar ? 6 : 0;
+  w[kSplitExchange] = bar ? 1 : 0;
   w[kWarpExchange] = full ? 3 : 0;
   w[kSnapshot] = bar && usesShAcc ? 1 : 0;
   w[kWarpOp] = full ? 7 : 5;
@@ -87,6 +88,7 @@ void Gen::genStmt(const Ctx& c, unsigned budget) {
   if (opts.barrierHeavy) {
     w[kBarrier] *= 4;
     w[kExchange] *= 2;
+    w[kSplitExchange] *= 3;
   }
   if (c.loop && c.flow <= c.loop->breakUni) w[kBreakCont] = 4;
   switch (rng.weighted(w)) {
@@ -99,6 +101,7 @@ void Gen::genStmt(const Ctx& c, unsigned budget) {
     case kAtomic: genAtomic(c); break;
     case kOwnShared: genOwnShared(c); break;
     case kExchange: genExchange(c); break;
+    case kSplitExchange: genSplitExchange(c); break;
     case kWarpExchange: genWarpExchange(c); break;
     case kSnapshot: genAccSnapshot(c); break;
     case kWarpOp: genWarpOp(c); break;

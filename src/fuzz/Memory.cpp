@@ -596,6 +596,57 @@ void Gen::genExchange(const Ctx& c) {
   }
 }
 
+// A CTA-wide exchange whose first barrier is split over the two sides of a branch that is the
+// same in every lane of a warp but not in every warp (on the warp number, or on a vote): each
+// warp waits at its side's barrier, and the two pair with each other (barrier.sync, not the
+// .aligned bar.sync, so that the warps may wait at different instructions). Either side may
+// write the thread's row word; the partner's word is read after the join and a barrier ends
+// the exchange. A pass that judged these barriers one side at a time, by warp-level
+// uniformity, would find nothing above one of them.
+void Gen::genSplitExchange(const Ctx& c) {
+  const Env& e = fn_->env;
+  unsigned B = threads();
+  if (!barriersOk(c) || !e.shRow || !e.warp || B <= 32) {
+    genExchange(c);
+    return;
+  }
+  unsigned warps = B / 32, w = static_cast<unsigned>(rng.below(kRowWords));
+  Value p = newReg(Kind::Pred, Uni::Warp);
+  if (rng.coin()) {
+    emit(fmt::format("setp.{}.u32 \t{}, {}, {}", rng.pick<const char*>({"lt", "ge", "eq", "ne"}), p.text, e.warp.text,
+                     rng.range(0, warps - 1)));
+  } else {
+    Value q = newReg(Kind::Pred, Uni::Div);
+    emit(fmt::format("setp.lt.u32 \t{}, {}, {}", q.text, e.tid.text, rng.range(1, B - 1)));
+    Value m = warpMask(c);
+    emit(fmt::format("vote.sync.{}.pred \t{}, {}, {}", rng.pick<const char*>({"any", "all"}), p.text, q.text, m.text));
+  }
+  std::string other = newLabel("split"), join = newLabel("split_join");
+  auto side = [&]() {
+    if (rng.chance(60))
+      emit(fmt::format("st.shared.u32 \t[{}+{}], {}", e.shRow.text, 4 * w, pickReg(Kind::B32, Uni::Div).text));
+    emit("barrier.sync \t0");
+  };
+  emit(fmt::format("@{} bra \t{}", p.text, other));
+  side();
+  emit(fmt::format("bra.uni \t{}", join));
+  label(other);
+  side();
+  label(join);
+  Value q = newReg(Kind::B32, Uni::Div), off = newReg(Kind::B32, Uni::Div);
+  emit(fmt::format("add.s32 \t{}, {}, {}", q.text, e.tid.text, rng.pick<unsigned>({32, B - 32, B / 2})));
+  emit(fmt::format("rem.u32 \t{}, {}, {}", q.text, q.text, B));
+  emit(fmt::format("shl.b32 \t{}, {}, 4", off.text, q.text));
+  Value base = newReg(Kind::B32, Uni::Const);
+  emit(fmt::format("mov.u32 \t{}, fz_sh", base.text));
+  Value a = newReg(Kind::B32, Uni::Div);
+  emit(fmt::format("add.s32 \t{}, {}, {}", a.text, base.text, off.text));
+  Value d = dest(Kind::B32, Uni::Div, c);
+  emit(fmt::format("ld.shared.u32 \t{}, [{}+{}]", d.text, a.text, 4 * w));
+  barrier();
+  shape("exchange.split_barrier");
+}
+
 void Gen::genWarpExchange(const Ctx& c) {
   const Env& e = fn_->env;
   if (!warpFull(c) || !e.shRow) {

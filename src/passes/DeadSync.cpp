@@ -20,7 +20,9 @@
 // Never removed: bar.red/barrier.red (their result is data), barriers with a thread count,
 // named barriers (an id other than the constant 0: some bar.arrive may pair with them),
 // bar.arrive, guarded barriers, barrier.cluster, mbarrier, bar.warp.sync; fences are not
-// barriers. A barrier in a block that a divergent branch controls is left alone. A call counts
+// barriers. A barrier in a block that a branch which may split the CTA controls (CTA-level
+// uniformity: a branch on %warpid splits it along warp boundaries) is left alone, and so is
+// every barrier of a function the CTA's threads may not all enter together. A call counts
 // as its callee's summary (analysis/MemoryEffects.h) and, as its callee may hold a barrier,
 // never separates two regions; a .func's entry and exits see what its callers do around the
 // calls when every call site is known, every access otherwise (MemoryEffects.h).
@@ -140,7 +142,11 @@ class DeadSync : public Pass {
     BarrierRegions regions = computeBarrierRegions(cfg, classify, SyncAccesses::anyOf(self.before),
                                                    SyncAccesses::anyOf(self.after), !k.getBool("disable-complex"));
 
-    std::vector<uint8_t> divergent = divergentlyReachedBlocks(am);
+    // Barriers pair by count, not by instruction: one that only some of the CTA's threads reach
+    // (a branch that may split the CTA, even along warp boundaries, or a function not every
+    // thread enters together) pairs with other barriers of the other threads, and removing it
+    // shifts the pairing.
+    std::vector<uint8_t> divergent = divergentlyReachedBlocks(am, UniformityLevel::Cta);
     auto keep = [&](const BasicBlock* b, const std::string& reason, std::string detail) {
       ++v.kept[reason];
       v.keptRemarks.emplace_back(b, std::move(detail));
@@ -162,8 +168,10 @@ class DeadSync : public Pass {
           keep(b, "thread-count", what + " names a thread count");
         } else if (!(i.operand(i.numDefOperands()).isImm() && i.operand(i.numDefOperands()).value == 0)) {
           keep(b, "named", what + " is a named barrier (an id other than 0)");
+        } else if (!self.uniformEntry) {
+          keep(b, "entry", what + " is in a function that only some of the CTA's threads may enter together");
         } else if (divergent[x]) {
-          keep(b, "divergent", what + " is reached under a divergent branch");
+          keep(b, "divergent", what + " is reached under a branch that may split the CTA");
         } else if (MemEffects h = syncHazard(above, below)) {
           keep(b, "hazard", what + " orders " + memEffectsText(h) + " (above: " + syncAccessesText(above) +
                                 "; below: " + syncAccessesText(below) + ")");

@@ -11,7 +11,9 @@
 // (`after`). Every access for kernels' callers (none: 0), for functions other modules may call
 // (.visible, .extern, .weak) and for functions whose address is taken; otherwise the union over
 // the call sites, to a fixed point over the call graph (BarrierRegions.h gives each call site's
-// accesses).
+// accesses). Contexts are used only for functions entered by every thread of the CTA together
+// (`uniformEntry`): kernels, and functions with known callers all of whose call sites are in
+// CTA-uniform blocks (Uniformity.h, CTA level) of functions entered that way.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +39,9 @@ struct CallSummary {
   bool mayBarrier = true;  // it, or a function it calls, may execute a CTA barrier
   MemEffects before = MemEffect::All;  // what callers may do before a call, since their last barrier
   MemEffects after = MemEffect::All;   // and after it, until their next barrier
+  // Every thread of the CTA calls it together: a barrier in a CTA-uniform block of it is one
+  // barrier of every thread's sequence (true for kernels).
+  bool uniformEntry = false;
 };
 
 struct CallSummaries {

@@ -1,5 +1,6 @@
 // Uniformity (divergence) analysis: which registers and which branches can differ between the
-// lanes of one warp.
+// lanes of one warp (UniformityAnalysis) or between the threads of one CTA
+// (CtaUniformityAnalysis).
 //
 // Sources of divergence: %tid, %laneid, %lanemask_*, %clock*, %globaltimer (the special
 // registers SpecialRegs.def marks Varying); results of atom, shfl, match, elect and of
@@ -19,6 +20,14 @@
 // reconverge inside an enclosing loop, lanes leave that loop in different iterations, and
 // every register the loop writes is divergent at the loop's exits. `bra.uni` is a hint the
 // analysis reports as confirmed or contradicted; it is never trusted.
+//
+// At CTA level a value is uniform when every thread of the CTA computes the same one: the
+// sources are the above plus the special registers that may differ between warps (%warpid,
+// %smid, ...: those SpecialRegs.def does not mark Fixed) and the warp-wide results of vote,
+// redux and activemask, which differ between warps. bar.red without a thread count gives
+// every thread of the CTA the same result. A branch on a warp-uniform, CTA-varying value
+// sends whole warps different ways: a barrier on one side then pairs with whatever barrier
+// the other warps reach (dead-sync needs this level).
 #pragma once
 
 #include <vector>
@@ -27,6 +36,9 @@
 #include "ptxopt/support/BitVector.h"
 
 namespace ptxopt {
+
+// Between which threads a value may differ: the lanes of one warp, or the threads of a CTA.
+enum class UniformityLevel : uint8_t { Warp, Cta };
 
 class UniformityInfo {
  public:
@@ -41,28 +53,42 @@ class UniformityInfo {
   const BitVector& everDivergent() const { return ever_; }
 
  private:
-  friend struct UniformityAnalysis;
+  friend UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am, UniformityLevel level);
   std::vector<BitVector> divIn_;
   std::vector<uint8_t> divBranch_;
   std::vector<const Instruction*> divergentDefs_;  // sorted by address
   BitVector ever_;
 };
 
-// Does `inst` produce a lane-varying result whatever its operands are?
-bool isDivergenceSource(const Function& f, const Instruction& inst);
-// Does `inst` produce a warp-uniform result whatever its operands are (vote, redux, ...)?
-bool isUniformResult(const Instruction& inst);
+// Does `inst` produce a varying result (at `level`) whatever its operands are?
+bool isDivergenceSource(const Function& f, const Instruction& inst, UniformityLevel level = UniformityLevel::Warp);
+// Does `inst` produce a uniform result (at `level`) whatever its operands are (vote, redux,
+// ... at warp level; bar.red at both)?
+bool isUniformResult(const Instruction& inst, UniformityLevel level = UniformityLevel::Warp);
+
+UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am, UniformityLevel level);
 
 // The blocks whose execution a divergent branch controls: reached from a successor of the
-// branch before its immediate post-dominator, so the lanes of a warp may not all be there.
-// Indexed by RPO number (CfgInfo); 1 for such a block.
-std::vector<uint8_t> divergentlyReachedBlocks(FunctionAnalysisManager& am);
+// branch before its immediate post-dominator, so the lanes of a warp (the threads of a CTA,
+// at CTA level) may not all be there. Indexed by RPO number (CfgInfo); 1 for such a block.
+std::vector<uint8_t> divergentlyReachedBlocks(FunctionAnalysisManager& am, UniformityLevel level = UniformityLevel::Warp);
 
 struct UniformityAnalysis {
   using Result = UniformityInfo;
   static constexpr const char* kName = "uniformity";
   static constexpr bool kCfgOnly = false;
-  static UniformityInfo run(const Function& f, FunctionAnalysisManager& am);
+  static UniformityInfo run(const Function& f, FunctionAnalysisManager& am) {
+    return computeUniformity(f, am, UniformityLevel::Warp);
+  }
+};
+
+struct CtaUniformityAnalysis {
+  using Result = UniformityInfo;
+  static constexpr const char* kName = "cta-uniformity";
+  static constexpr bool kCfgOnly = false;
+  static UniformityInfo run(const Function& f, FunctionAnalysisManager& am) {
+    return computeUniformity(f, am, UniformityLevel::Cta);
+  }
 };
 
 }  // namespace ptxopt
