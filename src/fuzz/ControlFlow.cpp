@@ -67,7 +67,7 @@ void Gen::genStmt(const Ctx& c, unsigned budget) {
   w[kAtomic] = 3;
   w[kOwnShared] = 2;
   w[kExchange] = bar ? 6 : 0;
-  w[kSplitExchange] = bar ? 1 : 0;
+  w[kSplitExchange] = 0;  // barrier-heavy kernels only (below): other seeds keep their kernels
   w[kWarpExchange] = full ? 3 : 0;
   w[kSnapshot] = bar && usesShAcc ? 1 : 0;
   w[kWarpOp] = full ? 7 : 5;
@@ -88,7 +88,7 @@ void Gen::genStmt(const Ctx& c, unsigned budget) {
   if (opts.barrierHeavy) {
     w[kBarrier] *= 4;
     w[kExchange] *= 2;
-    w[kSplitExchange] *= 3;
+    w[kSplitExchange] = bar ? 3 : 0;
   }
   if (c.loop && c.flow <= c.loop->breakUni) w[kBreakCont] = 4;
   switch (rng.weighted(w)) {

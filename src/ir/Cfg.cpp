@@ -1,5 +1,9 @@
 #include "ptxopt/ir/Cfg.h"
 
+#include <cctype>
+
+#include "ptxopt/ir/Module.h"
+
 namespace ptxopt {
 
 BranchTargetTables collectBranchTargetTables(const Function& f) {
@@ -79,6 +83,30 @@ void buildCfg(Function& f) {
     b->succs() = computeSuccessors(f, i, tables);
     for (const Edge& e : b->succs()) e.to->preds().push_back(b);
   }
+}
+
+std::unordered_set<std::string_view> pinnedLabelNames(const Function& f, const BranchTargetTables& tables) {
+  std::unordered_set<std::string_view> names;
+  const Module& m = *f.parent();
+  auto isName = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.'; };
+  for (const Section& s : m.sections())
+    for (uint32_t line : s.lines) {
+      std::string_view t = m.str(line);
+      size_t k = 0;
+      while (k < t.size()) {
+        if (!isName(t[k])) {
+          ++k;
+          continue;
+        }
+        size_t start = k;
+        while (k < t.size() && isName(t[k])) ++k;
+        names.insert(t.substr(start, k - start));
+      }
+    }
+  for (const auto& [name, table] : tables)
+    for (const Operand& o : table->operands())
+      if (o.isLabel()) names.insert(f.labelName(o.id));
+  return names;
 }
 
 }  // namespace ptxopt

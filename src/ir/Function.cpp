@@ -1,6 +1,7 @@
 #include "ptxopt/ir/Function.h"
 
 #include <cstdlib>
+#include <unordered_set>
 
 #include "ptxopt/ir/Module.h"
 
@@ -57,6 +58,50 @@ Instruction* Function::cloneInstruction(const Instruction& inst) {
   Instruction* copy = &instPool_.emplace_back(inst);
   copy->setParent(nullptr);
   return copy;
+}
+
+RegId Function::addRegister(ScalarType type, std::string_view prefix) {
+  Module& m = *parent_;
+  std::unordered_set<std::string> taken;
+  for (RegId r = 0; r < regs_.size(); ++r) taken.insert(regName(r));
+  auto used = [&](const std::string& name) {
+    if (taken.count(name)) return true;
+    for (const LabelInfo& l : labels_)
+      if (m.str(l.name) == name) return true;
+    for (const Decl& d : decls_)
+      if (d.kind == Decl::Kind::Var && m.str(d.var.name) == name) return true;
+    for (const Variable& v : m.globals())
+      if (m.str(v.name) == name) return true;
+    return false;
+  };
+  std::string name;
+  for (uint32_t n = 0;; ++n) {
+    name = std::string(prefix) + std::to_string(n);
+    if (!used(name)) break;
+  }
+  RegId id = static_cast<RegId>(regs_.size());
+  // Share the declaration of an earlier register with this prefix and type.
+  uint32_t declIndex = UINT32_MAX;
+  for (uint32_t k = 0; k < decls_.size(); ++k) {
+    const Decl& d = decls_[k];
+    if (d.kind != Decl::Kind::Reg || d.scope != 0 || d.type != type || d.vec || d.regs.empty()) continue;
+    std::string_view first = m.str(d.regs.front().name);
+    if (d.regs.front().count == 0 && first.substr(0, prefix.size()) == prefix) declIndex = k;
+  }
+  if (declIndex == UINT32_MAX) {
+    Decl d;
+    d.kind = Decl::Kind::Reg;
+    d.type = type;
+    decls_.push_back(std::move(d));
+    declIndex = static_cast<uint32_t>(decls_.size() - 1);
+  }
+  RegInfo info;
+  info.name = m.intern(name);
+  info.type = type;
+  info.decl = declIndex;
+  regs_.push_back(info);
+  decls_[declIndex].regs.push_back(RegDeclEntry{info.name, 0, id});
+  return id;
 }
 
 size_t Function::instructionCount() const {

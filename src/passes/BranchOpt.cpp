@@ -289,28 +289,6 @@ class BranchOpt : public Pass {
     }
   }
 
-  // Names that a debug section refers to (labels like $L__tmp3 whose address it takes).
-  std::unordered_set<std::string_view> sectionNames() const {
-    std::unordered_set<std::string_view> names;
-    const Module& m = *f_->parent();
-    for (const Section& s : m.sections())
-      for (uint32_t line : s.lines) {
-        std::string_view t = m.str(line);
-        size_t k = 0;
-        while (k < t.size()) {
-          auto isName = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.'; };
-          if (!isName(t[k])) {
-            ++k;
-            continue;
-          }
-          size_t start = k;
-          while (k < t.size() && isName(t[k])) ++k;
-          names.insert(t.substr(start, k - start));
-        }
-      }
-    return names;
-  }
-
   bool removeUnreachable() {
     // After a rewrite the analyses cached before it are stale: the CFG analysis is computed
     // again from the current edges. Without one, the cached results stay (and serve the next
@@ -322,10 +300,7 @@ class BranchOpt : public Pass {
     }
     const CfgInfo& cfg = am_->get<CfgAnalysis>();
     // Labels that must survive: named by a debug section or by a .branchtargets table.
-    std::unordered_set<std::string_view> pinned = sectionNames();
-    for (const auto& [name, table] : tables_)
-      for (const Operand& o : table->operands())
-        if (o.isLabel()) pinned.insert(f_->labelName(o.id));
+    std::unordered_set<std::string_view> pinned = pinnedLabelNames(*f_, tables_);
 
     bool changed = false;
     std::vector<BasicBlock*> kept;

@@ -10,6 +10,7 @@ const std::vector<PassInfo>& allPasses() {
       branchOptPassInfo(),
       deadCodeEliminationPassInfo(),
       deadSyncPassInfo(),
+      predicationPassInfo(),
       breakEdgesPassInfo(),
       plantBugPassInfo(),
       staleCfgPassInfo(),

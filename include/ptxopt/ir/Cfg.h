@@ -1,7 +1,9 @@
 // Control-flow edges of a function, derived from its terminators and its block layout.
 #pragma once
 
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ptxopt/ir/Function.h"
@@ -24,6 +26,10 @@ void buildCfg(Function& f);
 // Recomputes the successor edges of block number `layoutIndex` after its terminator changed,
 // and fixes the predecessor lists of the blocks it left and the blocks it now reaches.
 void updateSuccessors(Function& f, size_t layoutIndex, const BranchTargetTables& tables);
+
+// Labels that must stay in the function whatever its branches do: names a debug section refers
+// to (labels like $L__tmp3 whose address it takes) and the entries of .branchtargets tables.
+std::unordered_set<std::string_view> pinnedLabelNames(const Function& f, const BranchTargetTables& tables);
 
 // The label operand of a `bra` (nullptr for anything else).
 Operand* braTarget(Instruction& bra);

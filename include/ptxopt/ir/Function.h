@@ -206,6 +206,11 @@ class Function {
 
   LaunchBounds launchBounds() const;
 
+  // A new register of `type`, declared at the top of the body, named `prefix` followed by a
+  // number that no register, label or variable of the function or the module uses
+  // ("%pq3"). Registers added with the same prefix and type share one declaration line.
+  RegId addRegister(ScalarType type, std::string_view prefix);
+
  private:
   Module* parent_;
   uint32_t name_;

@@ -1,0 +1,489 @@
+// predication: if-conversion of short conditional regions into guarded straight-line code
+// (seed 000, OriDoPredication; docs/passes/predication.md).
+//
+// A region is a block H ending in `@[!]%p bra T` whose two ways are chains of single-entry,
+// single-exit blocks (a side) that meet again at one block M: a triangle (one side empty), a
+// diamond, or an extended diamond (a side of several blocks). On PTX a guarded instruction
+// whose guard is false does nothing at all (no load, no store, no fault, its destination keeps
+// its value), so the conversion is exact: each instruction of the taken side gets @[!]%p, each
+// of the other side the opposite guard, H keeps them in order (taken side first) and falls into
+// M. An instruction of a side that is already guarded, `@%q X`, gets the conjunction:
+// `and.pred %t, [!]%p, [!]%q; @%t X`, and consecutive instructions with the same guard share
+// %t while neither input is written in between (the seed's accumulator). A side that writes %p
+// itself gets a copy of the guard taken in H (the seed refuses such sides).
+//
+// Not predicable: CTA barriers, warp collectives and anything convergent (their lanes are the
+// ones that branched), terminators inside a side (ret, exit, trap, a guarded bra), calls,
+// opaque instructions, declarations and scope braces.
+//
+// The decision follows the seed's limit matrix mapped to PTX: the side sizes (instructions
+// other than mov, plus the and.pred the guards need) against base-limit, or tex-limit when a
+// side has texture or surface operations, or uniform-limit / uniform-tex-limit when the
+// uniformity analysis proves the branch warp-uniform (then each warp runs one side only, and
+// predication makes it run both). Sides with more than mov-threshold movs fall back on the
+// combined-size check (combined-limit per side, threshold for both) and the fall-through
+// analysis (a load or long-latency instruction among the first fallthrough-limit instructions
+// of M). Sides with loads are limited by extended-limit and threshold. Both sides long-latency
+// keeps the branch. With --profile-use, the expected cost of both forms decides instead.
+//
+// Driver: regions are tried in post-order (inner regions before the regions around them), the
+// CFG rebuilt after each conversion; then up to max-extra-passes more walks while something
+// changed, the last of them (when max-extra-passes is 1) narrowed to near misses of the
+// earlier walks (the seed's last-iteration narrowing).
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ptxopt/analysis/CfgInfo.h"
+#include "ptxopt/analysis/Uniformity.h"
+#include "ptxopt/ir/Cfg.h"
+#include "ptxopt/ir/Module.h"
+#include "ptxopt/passes/Passes.h"
+#include "ptxopt/ptx/Printer.h"
+
+namespace ptxopt {
+
+namespace {
+
+struct Side {
+  std::vector<BasicBlock*> blocks;  // the chain, in order; empty for a triangle's empty way
+  unsigned insts = 0;               // instructions other than mov, guard conjunctions included
+  unsigned movs = 0;
+  unsigned conjunctions = 0;  // and.pred instructions the already-guarded instructions need
+  unsigned extraLatency = 0;  // long-latency instructions
+  bool tex = false, load = false;
+  bool writesGuard = false;
+  std::string refusal;  // why it cannot be predicated; empty when it can
+};
+
+struct Region {
+  BasicBlock* header = nullptr;
+  Instruction* branch = nullptr;
+  Side taken, fall;  // the side the branch jumps to, the one it falls into
+  BasicBlock* merge = nullptr;
+  std::string shape;
+};
+
+// Texture and surface instructions (tex, tld4, txq, suld, sust, sured, suq).
+bool isTexOrSurf(const Instruction& i) {
+  std::string_view n = i.info().name;
+  for (std::string_view p : {"tex", "tld4", "txq", "suld", "sust", "sured", "suq"})
+    if (n.starts_with(p)) return true;
+  return false;
+}
+
+// Why `i` cannot carry a guard of the region's, or empty.
+std::string notPredicable(const Instruction& i) {
+  const OpcodeInfo& info = i.info();
+  if (info.isPseudo()) return "a declaration or scope brace";
+  if (info.isOpaque()) return "an instruction the opcode table does not model";
+  if (info.is(OpFlag::CtaBarrier)) return "a CTA barrier";
+  if (info.is(OpFlag::WarpCollective | OpFlag::Convergent)) return "a warp collective";
+  if (info.is(OpFlag::Call)) return "a call";
+  if (info.isTerminator()) return "a " + std::string(info.name) + " inside a side";
+  return {};
+}
+
+class Predication : public Pass {
+ public:
+  PassResult run(Function& f, FunctionAnalysisManager& am, PassContext& ctx) override {
+    f_ = &f;
+    ctx_ = &ctx;
+    const KnobValues& k = ctx.knobs();
+    baseLimit_ = k.getInt("base-limit");
+    texLimit_ = k.getInt("tex-limit");
+    uniformLimit_ = k.getInt("uniform-limit");
+    uniformTexLimit_ = k.getInt("uniform-tex-limit");
+    threshold_ = k.getInt("threshold");
+    combinedLimit_ = k.getInt("combined-limit");
+    fallthroughLimit_ = k.getInt("fallthrough-limit");
+    extendedLimit_ = k.getInt("extended-limit");
+    movThreshold_ = k.getInt("mov-threshold");
+    maxChain_ = k.getInt("max-chain");
+    extraLatencyCheck_ = k.getBool("extra-latency-check");
+    divergenceCost_ = k.getFloat("divergence-cost");
+    int64_t maxExtra = k.getInt("max-extra-passes");
+
+    bool changed = false;
+    lastIteration_ = false;
+    nearMiss_.clear();
+    refused_.clear();
+    bool any = walk(f, am);
+    changed |= any;
+    for (int64_t pass = 0; any && pass < maxExtra; ++pass) {
+      lastIteration_ = maxExtra == 1;
+      any = walk(f, am);
+      changed |= any;
+    }
+    return changed ? PassResult::changed(PreservedAnalyses::none()) : PassResult::unchanged();
+  }
+
+ private:
+  // One walk over the blocks, inner regions first. Returns whether anything was converted.
+  bool walk(Function& f, FunctionAnalysisManager& am) {
+    am.invalidate(PreservedAnalyses::none());
+    const CfgInfo& cfg = am.get<CfgAnalysis>();
+    const UniformityInfo& uni = am.get<UniformityAnalysis>();
+    // The branches' uniformity, before anything changes (conversions do not change the value
+    // a header's branch reads).
+    std::unordered_map<const Instruction*, bool> divergent;
+    std::vector<BasicBlock*> order;
+    for (auto it = cfg.rpo.rbegin(); it != cfg.rpo.rend(); ++it) {
+      BasicBlock* b = const_cast<BasicBlock*>(*it);
+      order.push_back(b);
+      if (const Instruction* t = b->terminator()) divergent[t] = uni.isDivergentBranch(b);
+    }
+    entry_ = f.entry();
+    tables_ = collectBranchTargetTables(f);
+    pinned_ = pinnedLabelNames(f, tables_);
+    removed_.clear();
+    bool changed = false;
+    for (BasicBlock* h : order) {
+      if (removed_.count(h)) continue;
+      std::optional<Region> r = findRegion(h);
+      if (!r) continue;
+      auto d = divergent.find(r->branch);
+      bool isDivergent = d == divergent.end() || d->second;
+      if (!decide(*r, isDivergent)) continue;
+      convert(*r);
+      changed = true;
+      buildCfg(f);
+    }
+    if (changed) am.invalidate(PreservedAnalyses::none());
+    return changed;
+  }
+
+  // The chain of single-entry blocks from `start`, up to the first block with several
+  // predecessors (the merge) or `stop`. nullopt when the chain leaves the region shape.
+  std::optional<std::pair<std::vector<BasicBlock*>, BasicBlock*>> chain(BasicBlock* start, BasicBlock* header,
+                                                                        BasicBlock* stop) {
+    std::vector<BasicBlock*> blocks;
+    BasicBlock* x = start;
+    for (;;) {
+      if (x == stop || x == header) return std::make_pair(blocks, x);
+      if (x->preds().size() != 1 || x == entry_) return std::make_pair(blocks, x);
+      if (static_cast<int64_t>(blocks.size()) >= maxChain_) return std::nullopt;
+      if (x->succs().size() != 1) return std::nullopt;
+      // The block ends in a plain jump or falls through (a guarded ret, exit or trap also
+      // leaves one successor: not straight-line code).
+      const Instruction* t = x->terminator();
+      if (t && (t->hasGuard() || !t->is(Opcode::Bra))) return std::nullopt;
+      blocks.push_back(x);
+      x = x->succs()[0].to;
+    }
+  }
+
+  std::optional<Region> findRegion(BasicBlock* h) {
+    Instruction* t = h->terminator();
+    if (!t || !t->is(Opcode::Bra) || !t->hasGuard() || h->succs().size() != 2) return std::nullopt;
+    // Nothing but the branch may follow the region's instructions in H (a scope brace would
+    // change what the sides see).
+    if (h->insts().back() != t) return std::nullopt;
+    BasicBlock *T = nullptr, *F = nullptr;
+    for (const Edge& e : h->succs()) (e.kind == EdgeKind::Taken ? T : F) = e.to;
+    if (!T || !F || T == F || T == h || F == h) return std::nullopt;
+    Region r;
+    r.header = h;
+    r.branch = t;
+    auto a = chain(T, h, F);
+    auto b = chain(F, h, T);
+    if (!a || !b) return std::nullopt;
+    if (!a->first.empty() && !b->first.empty() && a->second == b->second) {
+      r.merge = a->second;
+      r.shape = a->first.size() > 1 || b->first.size() > 1 ? "extended-diamond" : "diamond";
+    } else if (!a->first.empty() && a->second == F) {
+      r.merge = F;
+      r.shape = a->first.size() > 1 ? "extended-triangle" : "triangle";
+      b->first.clear();
+    } else if (!b->first.empty() && b->second == T) {
+      r.merge = T;
+      r.shape = b->first.size() > 1 ? "extended-triangle" : "triangle";
+      a->first.clear();
+    } else {
+      return std::nullopt;
+    }
+    if (r.merge == h) return std::nullopt;
+    if (!r.merge->hasLabel()) {
+      // H must fall into M once the sides leave the layout.
+      auto& blocks = f_->blocks();
+      size_t k = std::find(blocks.begin(), blocks.end(), h) - blocks.begin() + 1;
+      auto inSide = [&](const BasicBlock* x) {
+        return std::find(a->first.begin(), a->first.end(), x) != a->first.end() ||
+               std::find(b->first.begin(), b->first.end(), x) != b->first.end();
+      };
+      while (k < blocks.size() && inSide(blocks[k])) ++k;
+      if (k >= blocks.size() || blocks[k] != r.merge) return std::nullopt;
+    }
+    r.taken.blocks = a->first;
+    r.fall.blocks = b->first;
+    RegId guard = t->guard();
+    scan(r.taken, guard);
+    scan(r.fall, guard);
+    return r;
+  }
+
+  void scan(Side& s, RegId guard) {
+    // Guards already composed, as the conversion will compose them (the accumulator).
+    std::vector<std::pair<RegId, bool>> cached;
+    for (BasicBlock* b : s.blocks) {
+      if (b->hasLabel() && pinned_.count(f_->labelName(b->label()))) {
+        s.refusal = "a debug section or a branch table names " + b->name();
+        return;
+      }
+      for (Instruction* i : b->insts()) {
+        if (i == b->terminator() && i->is(Opcode::Bra) && !i->hasGuard()) continue;  // the chain's own jump
+        if (std::string why = notPredicable(*i); !why.empty()) {
+          s.refusal = why + " (line " + std::to_string(i->loc().line) + ")";
+          return;
+        }
+        if (i->hasGuard()) {
+          std::pair<RegId, bool> g{i->guard(), i->guardNegated()};
+          if (std::find(cached.begin(), cached.end(), g) == cached.end()) {
+            ++s.conjunctions;
+            cached.push_back(g);
+          }
+        }
+        i->forEachDefReg([&](RegId r) {
+          if (r == guard) s.writesGuard = true;
+          cached.erase(std::remove_if(cached.begin(), cached.end(), [&](auto& c) { return c.first == r; }), cached.end());
+        });
+        if (i->is(Opcode::Mov)) ++s.movs;
+        else ++s.insts;
+        // Long latency as the seed counts it: arithmetic the SFU or a multi-instruction
+        // sequence serves (div, rem, sqrt, transcendentals), texture; loads are counted apart.
+        bool tex = isTexOrSurf(*i);
+        if ((i->info().is(OpFlag::LongLatency) && !i->info().readsMemory()) || tex) ++s.extraLatency;
+        if (tex) s.tex = true;
+        if (i->info().is(OpFlag::MemRead) && !i->info().is(OpFlag::Atomic)) {
+          StateSpace sp = i->space();
+          if (sp != StateSpace::Param) s.load = true;
+        }
+      }
+    }
+    s.insts += s.conjunctions;
+  }
+
+  static std::string sideText(const char* name, const Side& s) {
+    return std::string(name) + " " + std::to_string(s.insts) + " instr, " + std::to_string(s.movs) + " mov" +
+           (s.load ? ", loads" : "") + (s.tex ? ", tex" : "") + (s.extraLatency ? ", long-latency" : "");
+  }
+
+  // The cost model. Remarks give the figures of every decision.
+  bool decide(const Region& r, bool isDivergent) {
+    const BasicBlock* h = r.header;
+    std::string where = r.shape + " at line " + std::to_string(r.branch->loc().line) + " (" +
+                        sideText("taken", r.taken) + "; " + sideText("fall-through", r.fall) + ")";
+    auto refuse = [&](const std::string& reason, const std::string& text) {
+      // Once per branch, however many walks see it.
+      if (refused_.insert(r.branch).second) {
+        ctx_->count("refused-" + reason);
+        ctx_->remark(h, "keep", where + ": " + text, figures(r, isDivergent));
+      }
+      return false;
+    };
+    for (const Side* s : {&r.taken, &r.fall})
+      if (!s->refusal.empty()) return refuse("unpredicable", "not predicable: " + s->refusal);
+    if (lastIteration_ && !nearMiss_.count(r.branch))
+      return refuse("last-iteration", "the last walk only retries near misses");
+    unsigned nt = r.taken.insts, nf = r.fall.insts, big = std::max(nt, nf), both = nt + nf;
+    bool accept;
+    std::string why;
+    if (const BranchCounts* c = ctx_->branchCounts(*r.branch); c && c->executions() > 0 && !c->indirect) {
+      // Expected instructions per warp execution of each form.
+      double n = double(c->executions());
+      double branchCost = (double(c->allTaken) * (nt + 1) + double(c->allNotTaken) * (nf + 1) +
+                           double(c->divergent) * (both + 1 + divergenceCost_)) / n;
+      double predCost = both + (r.taken.writesGuard || r.fall.writesGuard ? 1 : 0);
+      accept = predCost <= branchCost;
+      why = "profile: " + std::to_string(c->executions()) + " executions, " +
+            std::to_string(int(100 * c->divergentFraction())) + "% divergent; expected " + fmt2(predCost) +
+            " instructions predicated against " + fmt2(branchCost) + " branching";
+      ctx_->count(accept ? "profile-accepted" : "profile-refused");
+    } else {
+      if (extraLatencyCheck_ && r.taken.extraLatency && r.fall.extraLatency)
+        return refuse("extra-latency", "both sides hold long-latency instructions");
+      bool tex = r.taken.tex || r.fall.tex;
+      int64_t limit = isDivergent ? (tex ? texLimit_ : baseLimit_) : (tex ? uniformTexLimit_ : uniformLimit_);
+      std::string limitName = isDivergent ? (tex ? "tex-limit" : "base-limit") : (tex ? "uniform-tex-limit" : "uniform-limit");
+      if (r.taken.load || r.fall.load) {
+        accept = big <= extendedLimit_ && both <= threshold_;
+        why = "sides with loads: larger side " + std::to_string(big) + " against extended-limit " +
+              std::to_string(extendedLimit_) + ", both " + std::to_string(both) + " against threshold " +
+              std::to_string(threshold_);
+        if (!accept && big <= extendedLimit_ + 2 && both <= threshold_ + 2) nearMiss_.insert(r.branch);
+      } else if (r.taken.movs <= movThreshold_ && r.fall.movs <= movThreshold_) {
+        accept = big <= limit;
+        why = std::string(isDivergent ? "divergent" : "uniform") + " branch: larger side " + std::to_string(big) +
+              " against " + limitName + " " + std::to_string(limit);
+        if (!accept && big <= limit + 2) nearMiss_.insert(r.branch);
+      } else if (big > combinedLimit_ || both > threshold_) {
+        accept = false;
+        why = "mov-heavy sides: larger side " + std::to_string(big) + " against combined-limit " +
+              std::to_string(combinedLimit_) + ", both " + std::to_string(both) + " against threshold " +
+              std::to_string(threshold_);
+      } else {
+        accept = fallThroughHasLatency(r.merge);
+        why = std::string("mov-heavy sides within the combined limits; ") +
+              (accept ? "a load or long-latency instruction follows the merge within "
+                      : "nothing long-latency follows the merge within ") +
+              std::to_string(fallthroughLimit_) + " instructions";
+      }
+    }
+    if (!accept) return refuse("cost", why);
+    ctx_->count("converted");
+    ctx_->count("converted-" + r.shape);
+    ctx_->remark(h, "convert", where + ": " + why, figures(r, isDivergent));
+    return true;
+  }
+
+  static std::string fmt2(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+    return buf;
+  }
+
+  std::vector<std::pair<std::string, double>> figures(const Region& r, bool isDivergent) const {
+    return {{"line", double(r.branch->loc().line)},
+            {"taken", double(r.taken.insts)},
+            {"fall", double(r.fall.insts)},
+            {"divergent", isDivergent ? 1.0 : 0.0}};
+  }
+
+  bool fallThroughHasLatency(const BasicBlock* m) const {
+    int64_t seen = 0;
+    for (const Instruction* i : m->insts()) {
+      if (i->info().isPseudo()) continue;
+      if (seen++ >= fallthroughLimit_) break;
+      if (i->info().is(OpFlag::LongLatency) || (i->info().is(OpFlag::MemRead) && i->space() != StateSpace::Param))
+        return true;
+    }
+    return false;
+  }
+
+  Instruction* makeAnd(RegId t, RegId a, bool na, RegId b, bool nb, const Instruction& at) {
+    Instruction* i = f_->createInstruction(Opcode::And);
+    i->addMod(typeMod(ScalarType::Pred));
+    Operand d = Operand::reg(t), x = Operand::reg(a), y = Operand::reg(b);
+    if (na) x.flags |= OperandFlag::Negated;
+    if (nb) y.flags |= OperandFlag::Negated;
+    i->addOperand(d);
+    i->addOperand(x);
+    i->addOperand(y);
+    i->setLoc(at.loc());
+    i->setDebugLoc(at.debugLoc());
+    return i;
+  }
+
+  void convert(const Region& r) {
+    BasicBlock* h = r.header;
+    Instruction* bra = r.branch;
+    RegId guard = bra->guard();
+    bool takenNeg = bra->guardNegated();
+    std::vector<Instruction*> out(h->insts().begin(), h->insts().end() - 1);  // without the branch
+    if (r.taken.writesGuard || r.fall.writesGuard) {
+      // A side writes the branch's predicate: both sides read a copy taken here.
+      RegId copy = f_->addRegister(ScalarType::Pred, "%pq");
+      Instruction* mov = f_->createInstruction(Opcode::Mov);
+      mov->addMod(typeMod(ScalarType::Pred));
+      mov->addOperand(Operand::reg(copy));
+      mov->addOperand(Operand::reg(guard));
+      mov->setLoc(bra->loc());
+      mov->setDebugLoc(bra->debugLoc());
+      out.push_back(mov);
+      guard = copy;
+      ctx_->count("guard-copies");
+    }
+    auto emitSide = [&](const Side& s, bool neg) {
+      // Guards composed so far: (existing guard, negated) -> conjunction register.
+      std::vector<std::pair<std::pair<RegId, bool>, RegId>> cached;
+      for (BasicBlock* b : s.blocks) {
+        for (Instruction* i : b->insts()) {
+          if (i == b->terminator() && i->is(Opcode::Bra) && !i->hasGuard()) continue;
+          if (i->hasGuard()) {
+            std::pair<RegId, bool> g{i->guard(), i->guardNegated()};
+            auto it = std::find_if(cached.begin(), cached.end(), [&](auto& c) { return c.first == g; });
+            RegId t;
+            if (it != cached.end()) {
+              t = it->second;
+            } else {
+              t = f_->addRegister(ScalarType::Pred, "%pq");
+              out.push_back(makeAnd(t, guard, neg, g.first, g.second, *i));
+              cached.emplace_back(g, t);
+              ctx_->count("guard-conjunctions");
+            }
+            i->setGuard(t, false);
+          } else {
+            i->setGuard(guard, neg);
+          }
+          i->forEachDefReg([&](RegId d) {
+            cached.erase(std::remove_if(cached.begin(), cached.end(), [&](auto& c) { return c.first.first == d; }),
+                         cached.end());
+          });
+          out.push_back(i);
+          i->setParent(h);
+          ctx_->count("predicated-instructions");
+        }
+        b->insts().clear();
+        removed_.insert(b);
+      }
+    };
+    emitSide(r.taken, takenNeg);
+    emitSide(r.fall, !takenNeg);
+    // Drop the side blocks from the layout; H then reaches M by falling through or by a jump.
+    auto& blocks = f_->blocks();
+    blocks.erase(std::remove_if(blocks.begin(), blocks.end(), [&](BasicBlock* b) { return removed_.count(b) != 0; }),
+                 blocks.end());
+    size_t at = std::find(blocks.begin(), blocks.end(), h) - blocks.begin();
+    if (at + 1 >= blocks.size() || blocks[at + 1] != r.merge) {
+      Instruction* j = f_->createInstruction(Opcode::Bra);
+      j->addMod(Mod::Uni);
+      j->addOperand(Operand::label(r.merge->label()));
+      j->setLoc(bra->loc());
+      j->setDebugLoc(bra->debugLoc());
+      out.push_back(j);
+    }
+    h->insts().clear();
+    for (Instruction* i : out) h->append(i);
+  }
+
+  Function* f_ = nullptr;
+  PassContext* ctx_ = nullptr;
+  const BasicBlock* entry_ = nullptr;
+  BranchTargetTables tables_;
+  std::unordered_set<std::string_view> pinned_;
+  std::unordered_set<const BasicBlock*> removed_;
+  std::unordered_set<const Instruction*> nearMiss_, refused_;
+  bool lastIteration_ = false;
+  int64_t baseLimit_ = 0, texLimit_ = 0, uniformLimit_ = 0, uniformTexLimit_ = 0, threshold_ = 0, combinedLimit_ = 0,
+          fallthroughLimit_ = 0, extendedLimit_ = 0, movThreshold_ = 0, maxChain_ = 0;
+  bool extraLatencyCheck_ = true;
+  double divergenceCost_ = 4;
+};
+
+}  // namespace
+
+PassInfo predicationPassInfo() {
+  return {"predication",
+          "if-conversion: short triangles and diamonds (extended and nested too) become guarded straight-line code",
+          "000, OriDoPredication (if-conversion)",
+          {
+              {"base-limit", KnobType::Int, "8", "largest side (instructions other than mov) for a branch that may diverge"},
+              {"tex-limit", KnobType::Int, "10", "the same when a side has texture or surface instructions"},
+              {"uniform-limit", KnobType::Int, "2", "largest side for a warp-uniform branch (each warp runs one side only)"},
+              {"uniform-tex-limit", KnobType::Int, "2", "the same with texture or surface instructions"},
+              {"mov-threshold", KnobType::Int, "4", "sides with more movs than this skip the limit matrix for the combined-size check"},
+              {"combined-limit", KnobType::Int, "12", "largest side in the combined-size check"},
+              {"threshold", KnobType::Int, "20", "largest sum of both sides (combined-size check, sides with loads)"},
+              {"extended-limit", KnobType::Int, "10", "largest side when a side loads from memory"},
+              {"fallthrough-limit", KnobType::Int, "4", "instructions of the merge block searched for a load or long-latency instruction"},
+              {"max-chain", KnobType::Int, "4", "most blocks in one side (extended diamonds)"},
+              {"extra-latency-check", KnobType::Bool, "true", "keep the branch when both sides hold long-latency instructions"},
+              {"divergence-cost", KnobType::Float, "4", "with a profile: instructions a divergent branch costs beyond both sides and the branch (reconvergence)"},
+              {"max-extra-passes", KnobType::Int, "1", "walks after the first while something changed (1: the last one retries near misses only)"},
+          },
+          [] { return std::make_unique<Predication>(); }};
+}
+
+}  // namespace ptxopt
