@@ -204,6 +204,7 @@ class Gen {
   void genAtomic(const Ctx& c);
   void genOwnShared(const Ctx& c);
   void genExchange(const Ctx& c);      // CTA-wide exchange through shared or global memory
+  void readSharedRow(const Value& thread, unsigned w, const Ctx& c);  // word w of thread's shared row
   void genSplitExchange(const Ctx& c);  // CTA-wide exchange, first barrier split over a warp-level branch
   void genWarpExchange(const Ctx& c);  // warp-wide exchange through shared + bar.warp.sync
   void genAccSnapshot(const Ctx& c);   // read the shared accumulators between two barriers

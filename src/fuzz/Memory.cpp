@@ -469,6 +469,18 @@ void Gen::genOwnShared(const Ctx& c) {
   shape("mem.shared_own");
 }
 
+// Reads word w of thread `thread`'s shared exchange row into a fresh or reused register.
+void Gen::readSharedRow(const Value& thread, unsigned w, const Ctx& c) {
+  Value off = newReg(Kind::B32, Uni::Div);
+  emit(fmt::format("shl.b32 \t{}, {}, 4", off.text, thread.text));
+  Value base = newReg(Kind::B32, Uni::Const);
+  emit(fmt::format("mov.u32 \t{}, fz_sh", base.text));
+  Value a = newReg(Kind::B32, Uni::Div);
+  emit(fmt::format("add.s32 \t{}, {}, {}", a.text, base.text, off.text));
+  Value d = dest(Kind::B32, Uni::Div, c);
+  emit(fmt::format("ld.shared.u32 \t{}, [{}+{}]", d.text, a.text, 4 * w));
+}
+
 void Gen::genExchange(const Ctx& c) {
   const Env& e = fn_->env;
   if (!barriersOk(c) || !e.shRow) {
@@ -515,15 +527,7 @@ void Gen::genExchange(const Ctx& c) {
       unsigned w = static_cast<unsigned>(rng.below(kRowWords));
       emit(fmt::format("st.shared.u32 \t[{}+{}], {}", e.shRow.text, 4 * w, pickReg(Kind::B32, Uni::Div).text));
       barrier();
-      Value p = partner();
-      Value off = newReg(Kind::B32, Uni::Div);
-      emit(fmt::format("shl.b32 \t{}, {}, 4", off.text, p.text));
-      Value base = newReg(Kind::B32, Uni::Const);
-      emit(fmt::format("mov.u32 \t{}, fz_sh", base.text));
-      Value a = newReg(Kind::B32, Uni::Div);
-      emit(fmt::format("add.s32 \t{}, {}, {}", a.text, base.text, off.text));
-      Value d = dest(Kind::B32, Uni::Div, c);
-      emit(fmt::format("ld.shared.u32 \t{}, [{}+{}]", d.text, a.text, 4 * w));
+      readSharedRow(partner(), w, c);
       barrier();
       shape("exchange.shared");
       break;
@@ -633,16 +637,10 @@ void Gen::genSplitExchange(const Ctx& c) {
   label(other);
   side();
   label(join);
-  Value q = newReg(Kind::B32, Uni::Div), off = newReg(Kind::B32, Uni::Div);
+  Value q = newReg(Kind::B32, Uni::Div);
   emit(fmt::format("add.s32 \t{}, {}, {}", q.text, e.tid.text, rng.pick<unsigned>({32, B - 32, B / 2})));
   emit(fmt::format("rem.u32 \t{}, {}, {}", q.text, q.text, B));
-  emit(fmt::format("shl.b32 \t{}, {}, 4", off.text, q.text));
-  Value base = newReg(Kind::B32, Uni::Const);
-  emit(fmt::format("mov.u32 \t{}, fz_sh", base.text));
-  Value a = newReg(Kind::B32, Uni::Div);
-  emit(fmt::format("add.s32 \t{}, {}, {}", a.text, base.text, off.text));
-  Value d = dest(Kind::B32, Uni::Div, c);
-  emit(fmt::format("ld.shared.u32 \t{}, [{}+{}]", d.text, a.text, 4 * w));
+  readSharedRow(q, w, c);
   barrier();
   shape("exchange.split_barrier");
 }

@@ -43,6 +43,7 @@ enum : uint32_t {
   // for every lane of the warp whatever the operands (votes, warp reductions, activemask).
   VaryingResult = 1u << 20,
   UniformResult = 1u << 21,
+  Texture = 1u << 22,  // texture and surface instructions (tex, tld4, txq, suld, sust, sured, suq)
 };
 }  // namespace OpFlag
 
