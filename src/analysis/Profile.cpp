@@ -50,6 +50,13 @@ BranchProfile emptyProfile(const Module& m) {
   return p;
 }
 
+BranchProfile profileFromOutcomes(const Module& m, const std::map<uint32_t, BranchCounts>& byLine) {
+  BranchProfile p = emptyProfile(m);
+  for (auto& [key, c] : p.branches)
+    if (auto it = byLine.find(key.second); it != byLine.end()) c.add(it->second);
+  return p;
+}
+
 std::string branchProfileJson(const BranchProfile& p) {
   nlohmann::ordered_json j;
   j["format"] = "ptxopt-branch-profile";

@@ -90,6 +90,11 @@ void Gen::genStmt(const Ctx& c, unsigned budget) {
     w[kExchange] *= 2;
     w[kSplitExchange] = bar ? 3 : 0;
   }
+  if (opts.ifElseHeavy) {
+    w[kIf] *= 3;
+    w[kChain] *= 2;
+    w[kArith] *= 2;
+  }
   if (c.loop && c.flow <= c.loop->breakUni) w[kBreakCont] = 4;
   switch (rng.weighted(w)) {
     case kArith: genArith(c); break;

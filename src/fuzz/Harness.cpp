@@ -21,6 +21,7 @@ std::string Pipeline::arguments() const {
   std::string out = "--passes=";
   for (size_t k = 0; k < passes.size(); ++k) out += (k ? "," : "") + passes[k];
   for (const auto& [knob, value] : knobs) out += " --knob=" + knob + "=" + value;
+  if (profileUse) out += " --profile-use=profile.json";
   return out;
 }
 
@@ -42,8 +43,10 @@ bool Pipeline::parse(const std::string& text, Pipeline& out, std::string& error)
         return false;
       }
       out.knobs[kv.substr(0, eq)] = kv.substr(eq + 1);
+    } else if (word.rfind("--profile-use=", 0) == 0) {
+      out.profileUse = true;
     } else {
-      error = "unexpected '" + word + "' in a pipeline (--passes=LIST and --knob=PASS.KNOB=VALUE)";
+      error = "unexpected '" + word + "' in a pipeline (--passes=LIST, --knob=PASS.KNOB=VALUE, --profile-use=FILE)";
       return false;
     }
   }
@@ -79,7 +82,12 @@ Pipeline randomPipeline(uint64_t seed, bool randomKnobs) {
   if (candidates.empty()) return out;
   size_t length = 1 + below(6);
   for (size_t k = 0; k < length; ++k) out.passes.emplace_back(candidates[below(candidates.size())]->name);
-  if (!randomKnobs) return out;
+  // Drawn last, so that a seed's passes and knobs are what they were before profiles.
+  auto drawProfile = [&] {
+    out.profileUse = below(2) != 0;
+    return out;
+  };
+  if (!randomKnobs) return drawProfile();
   static const char* kInts[] = {"0", "1", "2", "3", "4", "8", "16", "1000"};
   static const char* kFloats[] = {"0", "0.5", "1", "2", "10"};
   for (const std::string& name : out.passes) {
@@ -95,7 +103,7 @@ Pipeline randomPipeline(uint64_t seed, bool randomKnobs) {
       }
     }
   }
-  return out;
+  return drawProfile();
 }
 
 const char* verdictName(Verdict v) {
@@ -221,10 +229,14 @@ Outcome KernelUnderTest::checkOriginal() {
   std::string error;
   emulator_ = emu::Emulator::create(*module_, error);
   if (!emulator_) return verdict(Verdict::BadInput, "the emulator cannot load the original: " + error);
-  baseline_ = emulator_->run(spec_, runOptions(options_));
+  emu::RunOptions first = runOptions(options_);
+  first.branchProfile = true;
+  baseline_ = emulator_->run(spec_, first);
   if (!baseline_.error.empty()) return verdict(Verdict::BadInput, "the launch does not fit the original: " + baseline_.error);
   if (!baseline_.fault.empty()) return verdict(Verdict::BadInput, "the original faults: " + baseline_.fault);
   if (!baseline_.races.empty()) return verdict(Verdict::BadInput, "the original races:\n" + racesText(baseline_));
+  profile_ = profileFromOutcomes(*module_, baseline_.metrics.branchOutcomes);
+  profile_.kernel = spec_.kernel;
   for (unsigned k = 1; k <= options_.randomSchedules; ++k)
     randomBaselines_.push_back(emulator_->run(spec_, runOptions(options_, k)));
   ready_ = true;
@@ -240,6 +252,7 @@ Outcome KernelUnderTest::checkPipeline(const Pipeline& pipeline) {
   PassManager pm;
   std::string error;
   if (!pm.configure(pmo, error)) return verdict(Verdict::BadInput, "the pipeline does not configure: " + error);
+  if (pipeline.profileUse) pm.setProfile(&profile_);
   PassRunResult pr = pm.run(*m, diags);
   if (!pr.ok) return verdict(Verdict::VerifierFailed, diags.str());
   Outcome out;
@@ -305,7 +318,8 @@ bool writeReproducer(const std::string& dir, const KernelUnderTest& kernel, cons
       "# Shows the finding: optimize original.ptx with the pipeline, then run both on the launch.\n"
       "# PTXOPT_BIN: the directory with ptxopt and ptxrun (default: the PATH).\n"
       "bin=${PTXOPT_BIN:+$PTXOPT_BIN/}\n"
-      "cd \"$(dirname \"$0\")\"\n"
+      "cd \"$(dirname \"$0\")\"\n" +
+      std::string(pipeline.profileUse ? "${bin}ptxrun --launch spec.json original.ptx --profile-out=profile.json || exit\n" : "") +
       "${bin}ptxopt " + pipeline.arguments() + " --verify-each original.ptx -o optimized.ptx || exit\n"
       "${bin}ptxrun --launch spec.json original.ptx --check-races --compare optimized.ptx\n";
   struct File {

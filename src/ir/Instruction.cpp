@@ -70,6 +70,8 @@ bool Instruction::hasSideEffects() const {
   return i.is(OpFlag::MemRead | OpFlag::MemWrite) && memoryStrength() == MemoryStrength::Ordering;
 }
 
+bool Instruction::isSpeculatable() const { return info().is(OpFlag::Speculatable) && !has(Mod::Cc); }
+
 Instruction::MemoryStrength Instruction::memoryStrength() const {
   MemoryStrength s = MemoryStrength::Weak;
   for (Mod m : mods_) {

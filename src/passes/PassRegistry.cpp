@@ -10,6 +10,7 @@ const std::vector<PassInfo>& allPasses() {
       branchOptPassInfo(),
       deadCodeEliminationPassInfo(),
       deadSyncPassInfo(),
+      selectPassInfo(),
       predicationPassInfo(),
       breakEdgesPassInfo(),
       plantBugPassInfo(),
@@ -28,8 +29,8 @@ const std::vector<std::string_view>& pipelineForLevel(unsigned level) {
   static const std::vector<std::string_view> kPipelines[] = {
       /* -O0 */ {},
       /* -O1 */ {"branch-opt", "dce"},
-      /* -O2 */ {"branch-opt", "dce", "dead-sync"},
-      /* -O3 */ {"branch-opt", "dce", "dead-sync"},
+      /* -O2 */ {"branch-opt", "dce", "dead-sync", "select"},
+      /* -O3 */ {"branch-opt", "dce", "dead-sync", "select"},
   };
   return kPipelines[std::min(level, 3u)];
 }

@@ -43,12 +43,13 @@
 #include "ptxopt/passes/Passes.h"
 #include "ptxopt/ptx/Printer.h"
 
+#include "IfRegion.h"
+
 namespace ptxopt {
 
 namespace {
 
 struct Side {
-  std::vector<BasicBlock*> blocks;  // the chain, in order; empty for a triangle's empty way
   unsigned insts = 0;               // instructions other than mov, guard conjunctions included
   unsigned movs = 0;
   unsigned conjunctions = 0;  // and.pred instructions the already-guarded instructions need
@@ -59,24 +60,9 @@ struct Side {
 };
 
 struct Region {
-  BasicBlock* header = nullptr;
-  Instruction* branch = nullptr;
-  Side taken, fall;  // the side the branch jumps to, the one it falls into
-  BasicBlock* merge = nullptr;
-  std::string shape;
+  IfRegion ir;
+  Side taken, fall;  // the side the branch jumps to, the one it falls into (figures)
 };
-
-// Why `i` cannot carry a guard of the region's, or empty.
-std::string notPredicable(const Instruction& i) {
-  const OpcodeInfo& info = i.info();
-  if (info.isPseudo()) return "a declaration or scope brace";
-  if (info.isOpaque()) return "an instruction the opcode table does not model";
-  if (info.is(OpFlag::CtaBarrier)) return "a CTA barrier";
-  if (info.is(OpFlag::WarpCollective | OpFlag::Convergent)) return "a warp collective";
-  if (info.is(OpFlag::Call)) return "a call";
-  if (info.isTerminator()) return "a " + std::string(info.name) + " inside a side";
-  return {};
-}
 
 class Predication : public Pass {
  public:
@@ -127,7 +113,6 @@ class Predication : public Pass {
       order.push_back(b);
       if (const Instruction* t = b->terminator()) divergent[t] = uni.isDivergentBranch(b);
     }
-    entry_ = f.entry();
     pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
     removed_.clear();
     bool changed = false;
@@ -135,7 +120,7 @@ class Predication : public Pass {
       if (removed_.count(h)) continue;
       std::optional<Region> r = findRegion(h);
       if (!r) continue;
-      auto d = divergent.find(r->branch);
+      auto d = divergent.find(r->ir.branch);
       bool isDivergent = d == divergent.end() || d->second;
       if (!decide(*r, isDivergent)) continue;
       convert(*r);
@@ -146,86 +131,28 @@ class Predication : public Pass {
     return changed;
   }
 
-  // The chain of single-entry blocks from `start`, up to the first block with several
-  // predecessors (the merge) or `stop`. nullopt when the chain leaves the region shape.
-  std::optional<std::pair<std::vector<BasicBlock*>, BasicBlock*>> chain(BasicBlock* start, BasicBlock* header,
-                                                                        BasicBlock* stop) {
-    std::vector<BasicBlock*> blocks;
-    BasicBlock* x = start;
-    for (;;) {
-      if (x == stop || x == header) return std::make_pair(blocks, x);
-      if (x->preds().size() != 1 || x == entry_) return std::make_pair(blocks, x);
-      if (static_cast<int64_t>(blocks.size()) >= maxChain_) return std::nullopt;
-      if (x->succs().size() != 1) return std::nullopt;
-      // The block ends in a plain jump or falls through (a guarded ret, exit or trap also
-      // leaves one successor: not straight-line code).
-      const Instruction* t = x->terminator();
-      if (t && (t->hasGuard() || !t->is(Opcode::Bra))) return std::nullopt;
-      blocks.push_back(x);
-      x = x->succs()[0].to;
-    }
-  }
-
   std::optional<Region> findRegion(BasicBlock* h) {
-    Instruction* t = h->terminator();
-    if (!t || !t->is(Opcode::Bra) || !t->hasGuard() || h->succs().size() != 2) return std::nullopt;
-    // Nothing but the branch may follow the region's instructions in H (a scope brace would
-    // change what the sides see).
-    if (h->insts().back() != t) return std::nullopt;
-    BasicBlock *T = nullptr, *F = nullptr;
-    for (const Edge& e : h->succs()) (e.kind == EdgeKind::Taken ? T : F) = e.to;
-    if (!T || !F || T == F || T == h || F == h) return std::nullopt;
+    std::optional<IfRegion> ir = findIfRegion(*f_, h, maxChain_);
+    if (!ir) return std::nullopt;
     Region r;
-    r.header = h;
-    r.branch = t;
-    auto a = chain(T, h, F);
-    auto b = chain(F, h, T);
-    if (!a || !b) return std::nullopt;
-    if (!a->first.empty() && !b->first.empty() && a->second == b->second) {
-      r.merge = a->second;
-      r.shape = a->first.size() > 1 || b->first.size() > 1 ? "extended-diamond" : "diamond";
-    } else if (!a->first.empty() && a->second == F) {
-      r.merge = F;
-      r.shape = a->first.size() > 1 ? "extended-triangle" : "triangle";
-      b->first.clear();
-    } else if (!b->first.empty() && b->second == T) {
-      r.merge = T;
-      r.shape = b->first.size() > 1 ? "extended-triangle" : "triangle";
-      a->first.clear();
-    } else {
-      return std::nullopt;
-    }
-    if (r.merge == h) return std::nullopt;
-    if (!r.merge->hasLabel()) {
-      // H must fall into M once the sides leave the layout.
-      auto& blocks = f_->blocks();
-      size_t k = std::find(blocks.begin(), blocks.end(), h) - blocks.begin() + 1;
-      auto inSide = [&](const BasicBlock* x) {
-        return std::find(a->first.begin(), a->first.end(), x) != a->first.end() ||
-               std::find(b->first.begin(), b->first.end(), x) != b->first.end();
-      };
-      while (k < blocks.size() && inSide(blocks[k])) ++k;
-      if (k >= blocks.size() || blocks[k] != r.merge) return std::nullopt;
-    }
-    r.taken.blocks = a->first;
-    r.fall.blocks = b->first;
-    RegId guard = t->guard();
-    scan(r.taken, guard);
-    scan(r.fall, guard);
+    r.ir = std::move(*ir);
+    RegId guard = r.ir.branch->guard();
+    scan(r.taken, r.ir.taken, guard);
+    scan(r.fall, r.ir.fall, guard);
     return r;
   }
 
-  void scan(Side& s, RegId guard) {
+  void scan(Side& s, const std::vector<BasicBlock*>& blocks, RegId guard) {
     // Guards already composed, as the conversion will compose them (the accumulator).
     std::vector<std::pair<RegId, bool>> cached;
-    for (BasicBlock* b : s.blocks) {
+    for (BasicBlock* b : blocks) {
       if (b->hasLabel() && pinned_.count(f_->labelName(b->label()))) {
         s.refusal = "a debug section or a branch table names " + b->name();
         return;
       }
       for (Instruction* i : b->insts()) {
-        if (i == b->terminator() && i->is(Opcode::Bra) && !i->hasGuard()) continue;  // the chain's own jump
-        if (std::string why = notPredicable(*i); !why.empty()) {
+        if (isChainJump(*b, *i)) continue;
+        if (std::string why = whyNotPredicable(*i); !why.empty()) {
           s.refusal = why + " (line " + std::to_string(i->loc().line) + ")";
           return;
         }
@@ -265,12 +192,12 @@ class Predication : public Pass {
 
   // The cost model. Remarks give the figures of every decision.
   bool decide(const Region& r, bool isDivergent) {
-    const BasicBlock* h = r.header;
-    std::string where = r.shape + " at line " + std::to_string(r.branch->loc().line) + " (" +
+    const BasicBlock* h = r.ir.header;
+    std::string where = r.ir.shape + " at line " + std::to_string(r.ir.branch->loc().line) + " (" +
                         sideText("taken", r.taken) + "; " + sideText("fall-through", r.fall) + ")";
     auto refuse = [&](const std::string& reason, const std::string& text) {
       // Once per branch, however many walks see it.
-      if (refused_.insert(r.branch).second) {
+      if (refused_.insert(r.ir.branch).second) {
         ctx_->count("refused-" + reason);
         ctx_->remark(h, "keep", where + ": " + text, figures(r, isDivergent));
       }
@@ -278,12 +205,12 @@ class Predication : public Pass {
     };
     for (const Side* s : {&r.taken, &r.fall})
       if (!s->refusal.empty()) return refuse("unpredicable", "not predicable: " + s->refusal);
-    if (lastIteration_ && !nearMiss_.count(r.branch))
+    if (lastIteration_ && !nearMiss_.count(r.ir.branch))
       return refuse("last-iteration", "the last walk only retries near misses");
     unsigned nt = r.taken.insts, nf = r.fall.insts, big = std::max(nt, nf), both = nt + nf;
     bool accept;
     std::string why;
-    if (const BranchCounts* c = ctx_->branchCounts(*r.branch); c && c->executions() > 0 && !c->indirect) {
+    if (const BranchCounts* c = ctx_->branchCounts(*r.ir.branch); c && c->executions() > 0 && !c->indirect) {
       // Expected instructions per warp execution of each form.
       double n = double(c->executions());
       double branchCost = (double(c->allTaken) * (nt + 1) + double(c->allNotTaken) * (nf + 1) +
@@ -305,19 +232,19 @@ class Predication : public Pass {
         why = "sides with loads: larger side " + std::to_string(big) + " against extended-limit " +
               std::to_string(extendedLimit_) + ", both " + std::to_string(both) + " against threshold " +
               std::to_string(threshold_);
-        if (!accept && big <= extendedLimit_ + 2 && both <= threshold_ + 2) nearMiss_.insert(r.branch);
+        if (!accept && big <= extendedLimit_ + 2 && both <= threshold_ + 2) nearMiss_.insert(r.ir.branch);
       } else if (r.taken.movs <= movThreshold_ && r.fall.movs <= movThreshold_) {
         accept = big <= limit;
         why = std::string(isDivergent ? "divergent" : "uniform") + " branch: larger side " + std::to_string(big) +
               " against " + limitName + " " + std::to_string(limit);
-        if (!accept && big <= limit + 2) nearMiss_.insert(r.branch);
+        if (!accept && big <= limit + 2) nearMiss_.insert(r.ir.branch);
       } else if (big > combinedLimit_ || both > threshold_) {
         accept = false;
         why = "mov-heavy sides: larger side " + std::to_string(big) + " against combined-limit " +
               std::to_string(combinedLimit_) + ", both " + std::to_string(both) + " against threshold " +
               std::to_string(threshold_);
       } else {
-        accept = fallThroughHasLatency(r.merge);
+        accept = fallThroughHasLatency(r.ir.merge);
         why = std::string("mov-heavy sides within the combined limits; ") +
               (accept ? "a load or long-latency instruction follows the merge within "
                       : "nothing long-latency follows the merge within ") +
@@ -326,7 +253,7 @@ class Predication : public Pass {
     }
     if (!accept) return refuse("cost", why);
     ctx_->count("converted");
-    ctx_->count("converted-" + r.shape);
+    ctx_->count("converted-" + r.ir.shape);
     ctx_->remark(h, "convert", where + ": " + why, figures(r, isDivergent));
     return true;
   }
@@ -338,7 +265,7 @@ class Predication : public Pass {
   }
 
   std::vector<std::pair<std::string, double>> figures(const Region& r, bool isDivergent) const {
-    return {{"line", double(r.branch->loc().line)},
+    return {{"line", double(r.ir.branch->loc().line)},
             {"taken", double(r.taken.insts)},
             {"fall", double(r.fall.insts)},
             {"divergent", isDivergent ? 1.0 : 0.0}};
@@ -370,8 +297,8 @@ class Predication : public Pass {
   }
 
   void convert(const Region& r) {
-    BasicBlock* h = r.header;
-    Instruction* bra = r.branch;
+    BasicBlock* h = r.ir.header;
+    Instruction* bra = r.ir.branch;
     RegId guard = bra->guard();
     bool takenNeg = bra->guardNegated();
     std::vector<Instruction*> out(h->insts().begin(), h->insts().end() - 1);  // without the branch
@@ -388,12 +315,12 @@ class Predication : public Pass {
       guard = copy;
       ctx_->count("guard-copies");
     }
-    auto emitSide = [&](const Side& s, bool neg) {
+    auto emitSide = [&](const std::vector<BasicBlock*>& blocks, bool neg) {
       // Guards composed so far: (existing guard, negated) -> conjunction register.
       std::vector<std::pair<std::pair<RegId, bool>, RegId>> cached;
-      for (BasicBlock* b : s.blocks) {
+      for (BasicBlock* b : blocks) {
         for (Instruction* i : b->insts()) {
-          if (i == b->terminator() && i->is(Opcode::Bra) && !i->hasGuard()) continue;
+          if (isChainJump(*b, *i)) continue;
           if (i->hasGuard()) {
             std::pair<RegId, bool> g{i->guard(), i->guardNegated()};
             auto it = std::find_if(cached.begin(), cached.end(), [&](auto& c) { return c.first == g; });
@@ -415,35 +342,17 @@ class Predication : public Pass {
                          cached.end());
           });
           out.push_back(i);
-          i->setParent(h);
           ctx_->count("predicated-instructions");
         }
-        b->insts().clear();
-        removed_.insert(b);
       }
     };
-    emitSide(r.taken, takenNeg);
-    emitSide(r.fall, !takenNeg);
-    // Drop the side blocks from the layout; H then reaches M by falling through or by a jump.
-    auto& blocks = f_->blocks();
-    blocks.erase(std::remove_if(blocks.begin(), blocks.end(), [&](BasicBlock* b) { return removed_.count(b) != 0; }),
-                 blocks.end());
-    size_t at = std::find(blocks.begin(), blocks.end(), h) - blocks.begin();
-    if (at + 1 >= blocks.size() || blocks[at + 1] != r.merge) {
-      Instruction* j = f_->createInstruction(Opcode::Bra);
-      j->addMod(Mod::Uni);
-      j->addOperand(Operand::label(r.merge->label()));
-      j->setLoc(bra->loc());
-      j->setDebugLoc(bra->debugLoc());
-      out.push_back(j);
-    }
-    h->insts().clear();
-    for (Instruction* i : out) h->append(i);
+    emitSide(r.ir.taken, takenNeg);
+    emitSide(r.ir.fall, !takenNeg);
+    replaceIfRegion(*f_, r.ir, std::move(out), removed_);
   }
 
   Function* f_ = nullptr;
   PassContext* ctx_ = nullptr;
-  const BasicBlock* entry_ = nullptr;
   std::unordered_set<std::string_view> pinned_;
   std::unordered_set<const BasicBlock*> removed_;
   std::unordered_set<const Instruction*> nearMiss_, refused_;

@@ -83,13 +83,17 @@ bool parsePipeline(const std::string& text, fuzz::Pipeline& out, std::string& er
   for (size_t at = text.find('@'); at != std::string::npos;) {
     size_t next = text.find('@', at + 1);
     std::string kv = text.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+    at = next;
+    if (kv == "profile") {
+      out.profileUse = true;
+      continue;
+    }
     size_t eq = kv.find('=');
     if (eq == std::string::npos || kv.find('.') > eq) {
-      error = "a knob in a pipeline is @PASS.KNOB=VALUE, found '@" + kv + "' in '" + text + "'";
+      error = "a pipeline takes @PASS.KNOB=VALUE or @profile, found '@" + kv + "' in '" + text + "'";
       return false;
     }
     out.knobs[kv.substr(0, eq)] = kv.substr(eq + 1);
-    at = next;
   }
   return true;
 }
@@ -197,6 +201,25 @@ Measurement measure(const std::string& file, const std::string& ptxText, const e
   if (!pm.configure(pipeline.managerOptions(), error)) {
     m.error = "the pipeline does not configure: " + error;
     return m;
+  }
+  BranchProfile profile;
+  if (pipeline.profileUse) {
+    // The branch profile of this launch on the input, as ptxrun --profile-out writes it.
+    std::unique_ptr<emu::Emulator> input = emu::Emulator::create(*module, error);
+    if (!input) {
+      m.error = "the emulator cannot load the input: " + error;
+      return m;
+    }
+    emu::RunOptions ro;
+    ro.jobs = 1;
+    ro.branchProfile = true;
+    emu::RunResult run = input->run(spec, ro);
+    if (!run.error.empty()) {
+      m.error = "the launch does not fit the input: " + run.error;
+      return m;
+    }
+    profile = profileFromOutcomes(*module, run.metrics.branchOutcomes);
+    pm.setProfile(&profile);
   }
   if (!pm.run(*module, diags).ok) {
     m.error = "the pipeline failed: " + firstLines(diags.str(), 3);

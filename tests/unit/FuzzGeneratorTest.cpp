@@ -105,3 +105,27 @@ TEST(FuzzPipelines, RandomKnobsLeaveUnsoundKnobsAlone) {
   }
   EXPECT_GT(withDeadSync, 100u);  // the pass with the unsound knob was drawn often enough
 }
+
+// A pipeline that optimizes with the launch's profile says so in its arguments (the reproducer's
+// pipeline.txt), reads back with it, and random pipelines draw it for about half the seeds
+// without changing their passes and knobs (drawn last).
+TEST(FuzzPipelines, ProfileUseRoundTripsAndIsDrawn) {
+  unsigned withProfile = 0;
+  for (uint64_t seed = 0; seed < 400; ++seed) {
+    ptxopt::fuzz::Pipeline p = ptxopt::fuzz::randomPipeline(seed, true);
+    withProfile += p.profileUse;
+    ptxopt::fuzz::Pipeline back;
+    std::string error;
+    ASSERT_TRUE(ptxopt::fuzz::Pipeline::parse(p.arguments(), back, error)) << error;
+    EXPECT_EQ(back.passes, p.passes);
+    EXPECT_EQ(back.knobs, p.knobs);
+    EXPECT_EQ(back.profileUse, p.profileUse) << p.arguments();
+  }
+  EXPECT_GT(withProfile, 120u);
+  EXPECT_LT(withProfile, 280u);
+  ptxopt::fuzz::Pipeline p;
+  std::string error;
+  ASSERT_TRUE(ptxopt::fuzz::Pipeline::parse("--passes=select --profile-use=profile.json", p, error)) << error;
+  EXPECT_TRUE(p.profileUse);
+  EXPECT_NE(p.arguments().find("--profile-use=profile.json"), std::string::npos);
+}

@@ -25,6 +25,7 @@ struct RunCommand {
   unsigned ptxasTimeout = 30;
   unsigned randomSchedules = 0;
   bool barrierHeavy = false;
+  bool ifElseHeavy = false;
   std::string size = "random";
   std::string kernel, launch;       // one given kernel instead of generated ones
   bool quiet = false;

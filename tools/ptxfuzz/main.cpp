@@ -32,6 +32,7 @@ struct GenOptions {
   bool noCalls = false;
   bool convergenceDependent = false;
   bool barrierHeavy = false;
+  bool ifElseHeavy = false;
   bool stats = false;
 };
 
@@ -43,6 +44,7 @@ void addGen(CLI::App& app, GenOptions& o) {
   ptxfuzz::addSizeOption(gen, o.size);
   gen->add_flag("--no-warp-sz", o.noWarpSz, "never read the warp size through WARP_SZ");
   gen->add_flag("--barrier-heavy", o.barrierHeavy, "four times the barriers, twice the shared-memory exchanges");
+  gen->add_flag("--ifelse-heavy", o.ifElseHeavy, "three times the conditionals, twice the arithmetic (if-conversion)");
   gen->add_flag("--no-approx", o.noApprox, "no .approx or transcendental float operations");
   gen->add_flag("--no-calls", o.noCalls, "no .func callees");
   gen->add_flag("--convergence-dependent", o.convergenceDependent,
@@ -55,6 +57,7 @@ int runGen(const GenOptions& o) {
   fuzz::GeneratorOptions g;
   g.size = *fuzz::parseKernelSize(o.size);
   g.barrierHeavy = o.barrierHeavy;
+  g.ifElseHeavy = o.ifElseHeavy;
   g.useWarpSz = !o.noWarpSz;
   g.approxMath = !o.noApprox;
   g.calls = !o.noCalls;

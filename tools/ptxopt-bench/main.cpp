@@ -1,5 +1,6 @@
 // ptxopt-bench: what the pipelines do to the code ptxas makes, kernel by kernel. For every
-// NAME.ptx with a launch spec NAME.json, and every pipeline asked for, it measures the emulator
+// NAME.ptx with a launch spec NAME.json (or several: NAME.VARIANT.json, each measured as the
+// kernel NAME.VARIANT), and every pipeline asked for, it measures the emulator
 // figures, the SASS census on two targets and the estimated dynamic SASS instructions, and
 // writes OUTDIR/quality.json, OUTDIR/summary.md and OUTDIR/index.html (docs/QUALITY.md).
 #include <unistd.h>
@@ -27,15 +28,33 @@ using namespace ptxopt;
 
 struct Kernel {
   std::string ptxPath, specPath;
+  std::string label;  // the .ptx path, with ".VARIANT" before ".ptx" for a variant spec
 };
 
-std::string specFor(const std::string& ptx, const std::vector<std::string>& specDirs) {
+// The launches of `ptx`: NAME.json beside it or in a spec directory (the first found), else
+// every NAME.VARIANT.json there (VARIANT without dots), as (spec, label).
+std::vector<std::pair<std::string, std::string>> specsFor(const std::string& ptx, const std::vector<std::string>& specDirs) {
   std::string stem = ptx.substr(0, ptx.size() - 4);
-  if (isRegularFile(stem + ".json")) return stem + ".json";
-  std::string name = stem.substr(stem.find_last_of('/') + 1);
-  for (const std::string& d : specDirs)
-    if (isRegularFile(d + "/" + name + ".json")) return d + "/" + name + ".json";
-  return {};
+  size_t slash = stem.find_last_of('/');
+  std::string name = stem.substr(slash + 1), here = slash == std::string::npos ? "." : stem.substr(0, slash);
+  std::vector<std::string> dirs{here};
+  dirs.insert(dirs.end(), specDirs.begin(), specDirs.end());
+  for (const std::string& d : dirs)
+    if (isRegularFile(d + "/" + name + ".json")) return {{d + "/" + name + ".json", ptx}};
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& d : dirs) {
+    if (!isDirectory(d)) continue;
+    for (const std::string& j : filesWithSuffix(d, ".json", false)) {
+      std::string base = j.substr(j.find_last_of('/') + 1);
+      if (base.size() <= name.size() + 6 || base.compare(0, name.size() + 1, name + ".") != 0) continue;
+      std::string variant = base.substr(name.size() + 1, base.size() - name.size() - 6);
+      if (variant.find('.') != std::string::npos) continue;
+      if (std::none_of(out.begin(), out.end(), [&](auto& o) { return o.second == stem + "." + variant + ".ptx"; }))
+        out.emplace_back(j, stem + "." + variant + ".ptx");
+    }
+  }
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.second < b.second; });
+  return out;
 }
 
 int run(int argc, char** argv) {
@@ -48,7 +67,8 @@ int run(int argc, char** argv) {
   app.add_option("-o,--output", outDir, "where quality.json, summary.md, index.html and the measured files go")->required();
   app.add_option("--pipelines", pipelinesText,
                  "comma list: -O0..-O3, a pass, passes joined with '+', each optionally with @PASS.KNOB=VALUE "
-                 "(default -O0,-O1,-O2; the first is the baseline)");
+                 "and @profile (the passes see the branch profile of the same launch on the input, as with "
+                 "ptxrun --profile-out and ptxopt --profile-use) (default -O0,-O1,-O2; the first is the baseline)");
   app.add_option("--specs", specDirs, "also look for NAME.json here (repeatable)")->allow_extra_args(false);
   app.add_option("-j", jobs, "cells measured at once (default: all cores)")->check(CLI::Range(1u, 256u));
   app.add_option("--ptxas", ptxas, "ptxas (default: /usr/local/cuda/bin, then the PATH)");
@@ -88,21 +108,21 @@ int run(int argc, char** argv) {
       return 1;
     }
     for (const std::string& f : files) {
-      std::string spec = specFor(f, specDirs);
-      if (spec.empty()) {
+      auto specs = specsFor(f, specDirs);
+      if (specs.empty()) {
         ++withoutSpec;
         if (!isDirectory(in)) {
-          std::fprintf(stderr, "ptxopt-bench: error: %s has no launch spec (%s.json)\n", f.c_str(),
-                       f.substr(0, f.size() - 4).c_str());
+          std::fprintf(stderr, "ptxopt-bench: error: %s has no launch spec (%s.json or %s.VARIANT.json)\n", f.c_str(),
+                       f.substr(0, f.size() - 4).c_str(), f.substr(0, f.size() - 4).c_str());
           return 1;
         }
         continue;
       }
-      kernels.push_back({f, spec});
+      for (auto& [spec, label] : specs) kernels.push_back({f, spec, label});
     }
   }
   if (kernels.empty()) {
-    std::fprintf(stderr, "ptxopt-bench: error: no NAME.ptx with a launch spec NAME.json in the inputs\n");
+    std::fprintf(stderr, "ptxopt-bench: error: no NAME.ptx with a launch spec NAME.json or NAME.VARIANT.json in the inputs\n");
     return 1;
   }
 
@@ -140,25 +160,25 @@ int run(int argc, char** argv) {
         std::string ptx, specText, err;
         emu::LaunchSpec spec;
         quality::Measurement m;
-        m.file = k.ptxPath;
+        m.file = k.label;
         m.pipeline = pipelines[cells[i].pipeline].label;
         if (!readFile(k.ptxPath, ptx, err) || !readFile(k.specPath, specText, err) ||
             !emu::parseLaunchSpec(specText, k.specPath, spec, err)) {
           m.error = err;
           return quality::measurementToLine(m);
         }
-        std::string stem = k.ptxPath.substr(k.ptxPath.find_last_of('/') + 1);
-        std::string dir = k.ptxPath.substr(0, k.ptxPath.find_last_of('/') + 1);
+        std::string stem = k.label.substr(k.label.find_last_of('/') + 1);
+        std::string dir = k.label.substr(0, k.label.find_last_of('/') + 1);
         dir = dir.empty() ? "." : dir.substr(0, dir.size() - 1);
         std::string work = outDir + "/work/" + dir.substr(dir.find_last_of('/') + 1) + "-" + stem.substr(0, stem.size() - 4);
-        return quality::measurementToLine(quality::measure(k.ptxPath, ptx, spec, pipelines[cells[i].pipeline], tools, work));
+        return quality::measurementToLine(quality::measure(k.label, ptx, spec, pipelines[cells[i].pipeline], tools, work));
       },
       [&](size_t i, ProcessResult&& r) {
         quality::Measurement& m = results[i];
         std::string err;
         if (!r.ok() || !quality::measurementFromLine(r.out, m, err)) {
           m = quality::Measurement{};
-          m.file = kernels[cells[i].kernel].ptxPath;
+          m.file = kernels[cells[i].kernel].label;
           m.pipeline = pipelines[cells[i].pipeline].label;
           m.error = r.ok() ? err : "the measurement ended by " + r.describe();
         }

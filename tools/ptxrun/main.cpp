@@ -182,14 +182,9 @@ int run(int argc, char** argv) {
     return kFault;
   }
   if (!profileOut.empty()) {
-    // Every branch the file has, with what this launch did at it (lines are unique in a file).
-    BranchProfile profile = emptyProfile(*main.module);
+    BranchProfile profile = profileFromOutcomes(*main.module, r.metrics.branchOutcomes);
     profile.ptx = ptxFile;
     profile.kernel = spec.kernel;
-    std::map<uint32_t, BranchCounts*> byLine;
-    for (auto& [key, c] : profile.branches) byLine[key.second] = &c;
-    for (const auto& [line, c] : r.metrics.branchOutcomes)
-      if (auto it = byLine.find(line); it != byLine.end()) it->second->add(c);
     std::string werr;
     if (!writeFile(profileOut, branchProfileJson(profile), werr)) {
       std::fprintf(stderr, "ptxrun: error: %s\n", werr.c_str());

@@ -48,6 +48,10 @@ struct BranchProfile {
 // zero counts, keyed by (function, line).
 BranchProfile emptyProfile(const Module& m);
 
+// The profile of one launch of `m`: every branch the module has, with the outcomes the run
+// counted at its PTX line (emu::Metrics::branchOutcomes; lines are unique in a file).
+BranchProfile profileFromOutcomes(const Module& m, const std::map<uint32_t, BranchCounts>& byLine);
+
 std::string branchProfileJson(const BranchProfile& p);
 // Reads a profile; on failure `error` is "PATH:LINE:COL: error: ..." (or "PATH: error: ...").
 bool parseBranchProfile(const std::string& text, const std::string& path, BranchProfile& out, std::string& error);

@@ -48,6 +48,10 @@ struct GeneratorOptions {
   // barrier) where barriers are allowed: kernels for dead-barrier elimination. Off: the
   // default draws, so every seed keeps its bytes.
   bool barrierHeavy = false;
+  // Three times the conditionals and twice the condition chains, and twice the plain arithmetic
+  // (the sides that if-conversion speculates): kernels for predication and select. Off: the
+  // default draws.
+  bool ifElseHeavy = false;
 };
 
 struct GeneratedKernel {

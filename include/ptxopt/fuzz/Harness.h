@@ -23,7 +23,11 @@ struct Pipeline {
   std::string label;                         // "-O2", "random"
   std::vector<std::string> passes;
   std::map<std::string, std::string> knobs;  // "pass.knob" -> value
-  // The ptxopt arguments that run it: "--passes=branch-opt,dce --knob=branch-opt.max-thread-depth=3".
+  // The cost models see the branch profile of the launch under test, taken on the original
+  // (ptxrun --profile-out, then ptxopt --profile-use).
+  bool profileUse = false;
+  // The ptxopt arguments that run it: "--passes=branch-opt,dce --knob=branch-opt.max-thread-depth=3"
+  // (and "--profile-use=profile.json").
   std::string arguments() const;
   // Reads what `arguments` wrote (the pipeline.txt of a reproducer).
   static bool parse(const std::string& text, Pipeline& out, std::string& error);
@@ -106,6 +110,7 @@ class KernelUnderTest {
   std::unique_ptr<Module> module_;
   std::unique_ptr<emu::Emulator> emulator_;
   emu::RunResult baseline_;
+  BranchProfile profile_;  // of the original's run, for pipelines with profileUse
   std::vector<emu::RunResult> randomBaselines_;  // under the random schedules, seeds 1..N
   bool ready_ = false;
 };

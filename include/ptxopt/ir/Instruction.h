@@ -144,6 +144,9 @@ class Instruction {
   // memory operations, and `.cc` instructions (they set the carry flag a later addc/subc/madc
   // reads) are side effects too.
   bool hasSideEffects() const;
+  // The opcode table's Speculatable, refined by modifiers: a `.cc` instruction writes the
+  // carry flag, which a later addc/subc/madc may read.
+  bool isSpeculatable() const;
 
   // The memory-model strength of a memory instruction, from its modifiers (the one list of
   // them): Weak (no qualifier), Relaxed (`.relaxed`: strong, but orders nothing else), or

@@ -44,6 +44,12 @@ enum : uint32_t {
   VaryingResult = 1u << 20,
   UniformResult = 1u << 21,
   Texture = 1u << 22,  // texture and surface instructions (tex, tld4, txq, suld, sust, sured, suq)
+  // May run in lanes and on paths that the program did not send there (if-conversion to
+  // selp): no memory access, no effect beyond its results, cannot fault or trap whatever its
+  // operands (an integer division by zero has an unspecified result in PTX, no trap), and
+  // reads no hidden state (the carry flag). Instruction::isSpeculatable refines it by
+  // modifiers (`.cc` writes the carry flag).
+  Speculatable = 1u << 23,
 };
 }  // namespace OpFlag
 

@@ -9,6 +9,7 @@ namespace ptxopt {
 PassInfo branchOptPassInfo();
 PassInfo deadCodeEliminationPassInfo();
 PassInfo deadSyncPassInfo();
+PassInfo selectPassInfo();
 PassInfo predicationPassInfo();
 PassInfo breakEdgesPassInfo();
 PassInfo plantBugPassInfo();

@@ -1,0 +1,123 @@
+#include "IfRegion.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "ptxopt/ir/Cfg.h"
+
+namespace ptxopt {
+
+namespace {
+
+// The chain of single-entry blocks from `start`, up to the first block with several
+// predecessors (the merge), `stop` or the header. nullopt when the chain leaves the shape.
+std::optional<std::pair<std::vector<BasicBlock*>, BasicBlock*>> chain(const Function& f, BasicBlock* start,
+                                                                      BasicBlock* header, BasicBlock* stop,
+                                                                      int64_t maxChain) {
+  std::vector<BasicBlock*> blocks;
+  BasicBlock* x = start;
+  for (;;) {
+    if (x == stop || x == header) return std::make_pair(blocks, x);
+    if (x->preds().size() != 1 || x == f.entry()) return std::make_pair(blocks, x);
+    if (static_cast<int64_t>(blocks.size()) >= maxChain) return std::nullopt;
+    if (x->succs().size() != 1) return std::nullopt;
+    // The block ends in a plain jump or falls through (a guarded ret, exit or trap also
+    // leaves one successor: not straight-line code).
+    const Instruction* t = x->terminator();
+    if (t && (t->hasGuard() || !t->is(Opcode::Bra))) return std::nullopt;
+    blocks.push_back(x);
+    x = x->succs()[0].to;
+  }
+}
+
+}  // namespace
+
+bool isChainJump(const BasicBlock& b, const Instruction& i) {
+  return &i == b.terminator() && i.is(Opcode::Bra) && !i.hasGuard();
+}
+
+std::optional<IfRegion> findIfRegion(Function& f, BasicBlock* h, int64_t maxChain) {
+  Instruction* t = h->terminator();
+  if (!t || !t->is(Opcode::Bra) || !t->hasGuard() || h->succs().size() != 2) return std::nullopt;
+  // Nothing but the branch may follow the region's instructions in H (a scope brace would
+  // change what the sides see).
+  if (h->insts().back() != t) return std::nullopt;
+  BasicBlock *T = nullptr, *F = nullptr;
+  for (const Edge& e : h->succs()) (e.kind == EdgeKind::Taken ? T : F) = e.to;
+  if (!T || !F || T == F || T == h || F == h) return std::nullopt;
+  IfRegion r;
+  r.header = h;
+  r.branch = t;
+  auto a = chain(f, T, h, F, maxChain);
+  auto b = chain(f, F, h, T, maxChain);
+  if (!a || !b) return std::nullopt;
+  if (!a->first.empty() && !b->first.empty() && a->second == b->second) {
+    r.merge = a->second;
+    r.shape = a->first.size() > 1 || b->first.size() > 1 ? "extended-diamond" : "diamond";
+  } else if (!a->first.empty() && a->second == F) {
+    r.merge = F;
+    r.shape = a->first.size() > 1 ? "extended-triangle" : "triangle";
+    b->first.clear();
+  } else if (!b->first.empty() && b->second == T) {
+    r.merge = T;
+    r.shape = b->first.size() > 1 ? "extended-triangle" : "triangle";
+    a->first.clear();
+  } else {
+    return std::nullopt;
+  }
+  if (r.merge == h) return std::nullopt;
+  if (!r.merge->hasLabel()) {
+    // H must fall into M once the sides leave the layout.
+    auto& blocks = f.blocks();
+    size_t k = std::find(blocks.begin(), blocks.end(), h) - blocks.begin() + 1;
+    auto inSide = [&](const BasicBlock* x) {
+      return std::find(a->first.begin(), a->first.end(), x) != a->first.end() ||
+             std::find(b->first.begin(), b->first.end(), x) != b->first.end();
+    };
+    while (k < blocks.size() && inSide(blocks[k])) ++k;
+    if (k >= blocks.size() || blocks[k] != r.merge) return std::nullopt;
+  }
+  r.taken = std::move(a->first);
+  r.fall = std::move(b->first);
+  return r;
+}
+
+std::string whyNotPredicable(const Instruction& i) {
+  const OpcodeInfo& info = i.info();
+  if (info.isPseudo()) return "a declaration or scope brace";
+  if (info.isOpaque()) return "an instruction the opcode table does not model";
+  if (info.is(OpFlag::CtaBarrier)) return "a CTA barrier";
+  if (info.is(OpFlag::WarpCollective | OpFlag::Convergent)) return "a warp collective";
+  if (info.is(OpFlag::Call)) return "a call";
+  if (info.isTerminator()) return "a " + std::string(info.name) + " inside a side";
+  return {};
+}
+
+void replaceIfRegion(Function& f, const IfRegion& r, std::vector<Instruction*> body,
+                     std::unordered_set<const BasicBlock*>& removed) {
+  BasicBlock* h = r.header;
+  for (const auto* side : {&r.taken, &r.fall})
+    for (BasicBlock* b : *side) {
+      b->insts().clear();
+      removed.insert(b);
+    }
+  auto& blocks = f.blocks();
+  blocks.erase(std::remove_if(blocks.begin(), blocks.end(), [&](BasicBlock* b) { return removed.count(b) != 0; }),
+               blocks.end());
+  size_t at = std::find(blocks.begin(), blocks.end(), h) - blocks.begin();
+  if (at + 1 >= blocks.size() || blocks[at + 1] != r.merge) {
+    Instruction* j = f.createInstruction(Opcode::Bra);
+    j->addMod(Mod::Uni);
+    j->addOperand(Operand::label(r.merge->label()));
+    j->setLoc(r.branch->loc());
+    j->setDebugLoc(r.branch->debugLoc());
+    body.push_back(j);
+  }
+  h->insts().clear();
+  for (Instruction* i : body) {
+    i->setParent(h);
+    h->append(i);
+  }
+}
+
+}  // namespace ptxopt

@@ -1,0 +1,46 @@
+// Conditional regions (triangles, diamonds, extended diamonds) as the if-conversion passes see
+// them: `predication`, `select` and `commoning` find them with one function and put them back
+// into the layout with another.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "ptxopt/ir/Function.h"
+
+namespace ptxopt {
+
+// A block H ending in `@[!]%p bra T` whose two ways are chains of single-entry, single-exit
+// blocks (a side) that meet again at one block M. A triangle has one side empty.
+struct IfRegion {
+  BasicBlock* header = nullptr;
+  Instruction* branch = nullptr;
+  std::vector<BasicBlock*> taken, fall;  // the sides the branch jumps to and falls into, in order
+  BasicBlock* merge = nullptr;
+  std::string shape;  // triangle, extended-triangle, diamond, extended-diamond
+};
+
+// The region headed by `h`, if it has one: a side is at most `maxChain` blocks, and every block
+// of a side falls through or ends in an unguarded `bra` (no ret, exit, trap inside). When M has
+// no label, H must reach it by falling through the side blocks in the layout.
+std::optional<IfRegion> findIfRegion(Function& f, BasicBlock* h, int64_t maxChain);
+
+// The instructions of a side block that the side computes: all but the chain's own jump.
+bool isChainJump(const BasicBlock& b, const Instruction& i);
+
+// Why `i` cannot carry a guard of the region's (empty when it can): declarations and scope
+// braces, opaque instructions, CTA barriers, warp collectives and anything convergent (their
+// lanes are the ones that branched), calls, and terminators inside a side.
+std::string whyNotPredicable(const Instruction& i);
+
+// Makes H straight-line code: H's instructions become `body` (the header's own instructions
+// without the branch, and whatever replaces the sides), the side blocks leave the layout (they
+// are added to `removed`), and H reaches M by falling through or, when M does not follow H, by
+// a `bra.uni`. The caller rebuilds the CFG.
+void replaceIfRegion(Function& f, const IfRegion& r, std::vector<Instruction*> body,
+                     std::unordered_set<const BasicBlock*>& removed);
+
+}  // namespace ptxopt

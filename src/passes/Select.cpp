@@ -1,0 +1,346 @@
+// select: if-conversion to unguarded code and selp (issue #11; docs/passes/select.md).
+//
+// A triangle or diamond (or an extended one: a side may be a chain of blocks, see IfRegion.h)
+// whose sides only compute registers with speculatable instructions (the opcode table's
+// Speculatable: no memory, no effect beyond the results, no fault whatever the operands) runs
+// both sides for every lane and picks each result with the branch's predicate:
+//
+//   @%p bra T;  F: x = f(..)  bra M;  T: x = g(..)  M: ..
+//     becomes
+//   xf = f(..);  xt = g(..);  selp x, xt, xf, %p;  M: ..
+//
+// A register a side writes is renamed to a fresh one for that side when its old value is still
+// wanted, by the other side or after the merge, so running a side on lanes that would not have
+// run it clobbers nothing. The branch's own predicate is always renamed (the selects read it).
+// Temporaries that die inside the side keep their names. After both sides, one `selp.bN` per
+// register that a side writes and that is live into M picks the taken side's value (or the
+// old value, when only the other side writes it); a predicate register takes two guarded
+// `mov.pred` instead (selp has no .pred form).
+//
+// The difference from `predication`: a guarded instruction is issued by every lane of the warp
+// either way, and ptxas keeps guarded PTX as guarded SASS instruction by instruction; selp
+// lets it compute both sides as ordinary code and merge with SEL, with nothing guarded. The
+// price is the same: a warp that would have run one side runs both. So the decision is the
+// branch's uniformity (a warp-uniform branch runs one side per warp), the size of both sides
+// and the number of selects, or, with --profile-use, the expected cost of both forms.
+//
+// Regions are tried in post-order, inner ones first; an outer region then sees the flattened
+// inner one as straight-line code of its side.
+#include <algorithm>
+#include <cstdio>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ptxopt/analysis/CfgInfo.h"
+#include "ptxopt/analysis/Liveness.h"
+#include "ptxopt/analysis/Uniformity.h"
+#include "ptxopt/ir/Cfg.h"
+#include "ptxopt/ir/Module.h"
+#include "ptxopt/passes/Passes.h"
+
+#include "IfRegion.h"
+
+namespace ptxopt {
+
+namespace {
+
+struct SideFacts {
+  unsigned insts = 0;        // instructions, long-latency arithmetic weighted
+  unsigned longLatency = 0;  // div, rem, sqrt, transcendentals
+  unsigned guarded = 0;      // instructions with effects, kept under the side's guard
+  std::vector<RegId> defs;   // registers written, each once, in order of first write
+  std::unordered_set<RegId> uses;  // registers read
+  std::string refusal;       // why the side cannot be speculated; empty when it can
+};
+
+class Select : public Pass {
+ public:
+  PassResult run(Function& f, FunctionAnalysisManager& am, PassContext& ctx) override {
+    f_ = &f;
+    ctx_ = &ctx;
+    const KnobValues& k = ctx.knobs();
+    limit_ = k.getInt("limit");
+    uniformLimit_ = k.getInt("uniform-limit");
+    maxSelects_ = k.getInt("max-selects");
+    longLatencyWeight_ = k.getInt("long-latency-weight");
+    maxChain_ = k.getInt("max-chain");
+    divergenceCost_ = k.getFloat("divergence-cost");
+    extraLatencyCheck_ = k.getBool("extra-latency-check");
+    guardEffects_ = k.getBool("guard-effects");
+    guardEffectsInTriangles_ = k.getBool("guard-effects-in-triangles");
+
+    const CfgInfo& cfg = am.get<CfgAnalysis>();
+    const UniformityInfo& uni = am.get<UniformityAnalysis>();
+    std::unordered_map<const Instruction*, bool> divergent;
+    std::vector<BasicBlock*> order;
+    for (auto it = cfg.rpo.rbegin(); it != cfg.rpo.rend(); ++it) {
+      BasicBlock* b = const_cast<BasicBlock*>(*it);
+      order.push_back(b);
+      if (const Instruction* t = b->terminator()) divergent[t] = uni.isDivergentBranch(b);
+    }
+    pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
+    removed_.clear();
+    bool changed = false;
+    for (BasicBlock* h : order) {
+      if (removed_.count(h)) continue;
+      std::optional<IfRegion> r = findIfRegion(f, h, maxChain_);
+      if (!r) continue;
+      // A conversion renames and merges, but the values every block sees stay the same, so
+      // uniformity holds; liveness is recomputed after each conversion.
+      auto d = divergent.find(r->branch);
+      bool isDivergent = d == divergent.end() || d->second;
+      const Liveness& lv = am.get<LivenessAnalysis>();
+      if (!tryConvert(*r, isDivergent, lv)) continue;
+      changed = true;
+      buildCfg(f);
+      am.invalidate(PreservedAnalyses::none());
+    }
+    return changed ? PassResult::changed(PreservedAnalyses::none()) : PassResult::unchanged();
+  }
+
+ private:
+  static bool mergeableType(const RegInfo& ri) {
+    if (ri.vec != 0) return false;
+    if (ri.type == ScalarType::Pred) return true;
+    unsigned bits = typeBits(ri.type);
+    return bits == 16 || bits == 32 || bits == 64;
+  }
+
+  SideFacts scan(const std::vector<BasicBlock*>& blocks) const {
+    SideFacts s;
+    for (BasicBlock* b : blocks) {
+      if (b->hasLabel() && pinned_.count(f_->labelName(b->label()))) {
+        s.refusal = "a debug section or a branch table names " + b->name();
+        return s;
+      }
+      for (Instruction* i : b->insts()) {
+        if (isChainJump(*b, *i)) continue;
+        std::string at = " (line " + std::to_string(i->loc().line) + ")";
+        if (i->info().isPseudo()) {
+          s.refusal = "a declaration or scope brace" + at;
+          return s;
+        }
+        if (i->hasGuard()) {
+          s.refusal = "an already-guarded instruction" + at;
+          return s;
+        }
+        bool guard = false;
+        if (!i->isSpeculatable()) {
+          std::string why = whyNotPredicable(*i);
+          if (!guardEffects_ || !why.empty()) {
+            s.refusal = why.empty() ? "`" + std::string(i->info().name) + "` is not speculatable" + at : why + at;
+            return s;
+          }
+          guard = true;
+        }
+        bool ok = true;
+        if (i->numDefOperands() == 1)
+          i->visitLeaves(i->operand(0), [&](const Operand& o) {
+            if (!o.isReg() || o.component() != Component::None || !mergeableType(f_->reg(static_cast<RegId>(o.id))))
+              ok = false;
+          });
+        if (i->numDefOperands() > 1 || (!guard && i->numDefOperands() == 0) || !ok) {
+          s.refusal = "a result that cannot be renamed or merged" + at;
+          return s;
+        }
+        i->forEachUseReg([&](RegId r) { s.uses.insert(r); });
+        i->forEachDefReg([&](RegId r) {
+          if (std::find(s.defs.begin(), s.defs.end(), r) == s.defs.end()) s.defs.push_back(r);
+        });
+        s.guarded += guard;
+        // Long-latency arithmetic (SFU, or a sequence of SASS instructions) weighs more; a load
+        // is one instruction whichever way it is issued.
+        bool slow = i->info().is(OpFlag::LongLatency) && !i->info().readsMemory();
+        s.longLatency += slow;
+        s.insts += slow ? unsigned(longLatencyWeight_) : 1;
+      }
+    }
+    return s;
+  }
+
+  static std::string fmt2(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+    return buf;
+  }
+
+  bool tryConvert(const IfRegion& r, bool isDivergent, const Liveness& lv) {
+    SideFacts t = scan(r.taken), fl = scan(r.fall);
+    auto side = [](const SideFacts& s) {
+      return std::to_string(s.insts) + " instr" + (s.guarded ? " (" + std::to_string(s.guarded) + " guarded)" : "");
+    };
+    std::string where = r.shape + " at line " + std::to_string(r.branch->loc().line) + " (taken " + side(t) +
+                        ", fall-through " + side(fl);
+    // The registers to merge: written by a side and live into M.
+    std::vector<RegId> merged;
+    for (const SideFacts* s : {&t, &fl})
+      for (RegId x : s->defs)
+        if (lv.liveIn[r.merge->id()].test(x) && std::find(merged.begin(), merged.end(), x) == merged.end())
+          merged.push_back(x);
+    unsigned selects = 0;
+    for (RegId x : merged) {
+      bool both = std::count(t.defs.begin(), t.defs.end(), x) && std::count(fl.defs.begin(), fl.defs.end(), x);
+      selects += f_->reg(x).type == ScalarType::Pred ? (both ? 2 : 1) : 1;
+    }
+    where += ", " + std::to_string(selects) + " select)";
+    std::vector<std::pair<std::string, double>> figures = {{"line", double(r.branch->loc().line)},
+                                                           {"taken", double(t.insts)},
+                                                           {"fall", double(fl.insts)},
+                                                           {"selects", double(selects)},
+                                                           {"divergent", isDivergent ? 1.0 : 0.0}};
+    auto refuse = [&](const std::string& reason, const std::string& text) {
+      ctx_->count("refused-" + reason);
+      ctx_->remark(r.header, "keep", where + ": " + text, figures);
+      return false;
+    };
+    for (const SideFacts* s : {&t, &fl})
+      if (!s->refusal.empty()) return refuse("unspeculatable", "cannot speculate: " + s->refusal);
+    if ((t.guarded || fl.guarded) && !guardEffectsInTriangles_ && (r.taken.empty() || r.fall.empty()))
+      return refuse("guarded-triangle", "a triangle with instructions that need a guard (guard-effects-in-triangles is off)");
+    bool profiled = false;
+    if (const BranchCounts* c = ctx_->branchCounts(*r.branch); c && c->executions() > 0 && !c->indirect) profiled = true;
+    if (!profiled && extraLatencyCheck_ && t.longLatency && fl.longLatency)
+      return refuse("extra-latency", "both sides hold long-latency arithmetic");
+    unsigned both = t.insts + fl.insts, cost = both + selects;
+    bool accept;
+    std::string why;
+    if (const BranchCounts* c = ctx_->branchCounts(*r.branch); c && c->executions() > 0 && !c->indirect) {
+      double n = double(c->executions());
+      double branchCost = (double(c->allTaken) * (t.insts + 1) + double(c->allNotTaken) * (fl.insts + 1) +
+                           double(c->divergent) * (both + 1 + divergenceCost_)) / n;
+      accept = cost <= branchCost && selects <= maxSelects_;
+      why = "profile: " + std::to_string(c->executions()) + " executions, " +
+            std::to_string(int(100 * c->divergentFraction())) + "% divergent; expected " + fmt2(cost) +
+            " instructions selecting against " + fmt2(branchCost) + " branching";
+      ctx_->count(accept ? "profile-accepted" : "profile-refused");
+    } else if (selects > maxSelects_) {
+      accept = false;
+      why = std::to_string(selects) + " selects against max-selects " + std::to_string(maxSelects_);
+    } else {
+      int64_t limit = isDivergent ? limit_ : uniformLimit_;
+      accept = cost <= limit;
+      why = std::string(isDivergent ? "divergent" : "uniform") + " branch: both sides and the selects " +
+            std::to_string(cost) + " against " + (isDivergent ? "limit " : "uniform-limit ") + std::to_string(limit);
+    }
+    if (!accept) return refuse("cost", why);
+    ctx_->count("converted");
+    ctx_->count("converted-" + r.shape);
+    ctx_->count("selects", selects);
+    ctx_->remark(r.header, "convert", where + ": " + why, figures);
+    convert(r, merged, t, fl);
+    return true;
+  }
+
+  Instruction* make(Opcode op, ScalarType type, std::initializer_list<Operand> ops, const Instruction& at) {
+    Instruction* i = f_->createInstruction(op);
+    i->addMod(typeMod(type));
+    for (const Operand& o : ops) i->addOperand(o);
+    i->setLoc(at.loc());
+    i->setDebugLoc(at.debugLoc());
+    return i;
+  }
+
+  // Renames what the side writes where the old value is still wanted (by the merge or by the
+  // other side); returns register -> its value at the end of the side, for the renamed ones.
+  std::unordered_map<RegId, RegId> speculate(const std::vector<BasicBlock*>& blocks, const std::vector<RegId>& merged,
+                                             const SideFacts& other, RegId guard, bool neg, std::vector<Instruction*>& out) {
+    std::unordered_map<RegId, RegId> name;
+    auto rename = [&](Operand& o) {
+      // Registers, and the base register of an address ([%rd+8]).
+      if (!o.isReg() && !(o.kind == OperandKind::Address && o.addressBase() == AddressBase::Reg)) return;
+      if (auto it = name.find(static_cast<RegId>(o.id)); it != name.end()) o.id = it->second;
+    };
+    for (BasicBlock* b : blocks)
+      for (Instruction* i : b->insts()) {
+        if (isChainJump(*b, *i)) continue;
+        for (uint32_t k = i->numDefOperands(); k < i->operands().size(); ++k) i->visitLeaves(i->operand(k), rename);
+        if (!i->isSpeculatable()) {
+          i->setGuard(guard, neg);
+          ctx_->count("guarded-instructions");
+        }
+        if (i->numDefOperands() == 1)
+          i->visitLeaves(i->operand(0), [&](Operand& o) {
+            RegId x = static_cast<RegId>(o.id);
+            if (x != guard && !other.uses.count(x) && std::find(merged.begin(), merged.end(), x) == merged.end()) return;
+            auto it = name.find(x);
+            if (it == name.end()) it = name.emplace(x, f_->addRegister(f_->reg(x).type, "%sv")).first;
+            o.id = it->second;
+          });
+        out.push_back(i);
+        if (i->isSpeculatable()) ctx_->count("speculated-instructions");
+      }
+    return name;
+  }
+
+  void convert(const IfRegion& r, const std::vector<RegId>& merged, const SideFacts& t, const SideFacts& fl) {
+    BasicBlock* h = r.header;
+    Instruction* bra = r.branch;
+    RegId guard = bra->guard();
+    bool takenNeg = bra->guardNegated();
+    std::vector<Instruction*> out(h->insts().begin(), h->insts().end() - 1);  // without the branch
+    auto tn = speculate(r.taken, merged, fl, guard, takenNeg, out);
+    auto fn = speculate(r.fall, merged, t, guard, !takenNeg, out);
+    auto valueIn = [](const std::unordered_map<RegId, RegId>& m, RegId x) {
+      auto it = m.find(x);
+      return it == m.end() ? x : it->second;
+    };
+    std::vector<RegId> preds;
+    for (RegId x : merged) {
+      ScalarType ty = f_->reg(x).type;
+      if (ty == ScalarType::Pred) {
+        preds.push_back(x);
+        continue;
+      }
+      ScalarType bt = typeBits(ty) == 16 ? ScalarType::B16 : typeBits(ty) == 32 ? ScalarType::B32 : ScalarType::B64;
+      Operand a = Operand::reg(valueIn(tn, x)), b = Operand::reg(valueIn(fn, x));
+      if (takenNeg) std::swap(a, b);
+      out.push_back(make(Opcode::Selp, bt, {Operand::reg(x), a, b, Operand::reg(guard)}, *bra));
+    }
+    // Predicates: guarded moves, after the selps (which read the guard). When one of them is
+    // the guard itself, the moves read a copy of it.
+    if (std::find(preds.begin(), preds.end(), guard) != preds.end()) {
+      RegId copy = f_->addRegister(ScalarType::Pred, "%sv");
+      out.push_back(make(Opcode::Mov, ScalarType::Pred, {Operand::reg(copy), Operand::reg(guard)}, *bra));
+      guard = copy;
+    }
+    for (RegId x : preds)
+      for (auto [m, neg] : {std::pair{&tn, takenNeg}, std::pair{&fn, !takenNeg}}) {
+        auto it = m->find(x);
+        if (it == m->end()) continue;
+        Instruction* mov = make(Opcode::Mov, ScalarType::Pred, {Operand::reg(x), Operand::reg(it->second)}, *bra);
+        mov->setGuard(guard, neg);
+        out.push_back(mov);
+      }
+    replaceIfRegion(*f_, r, std::move(out), removed_);
+  }
+
+  Function* f_ = nullptr;
+  PassContext* ctx_ = nullptr;
+  std::unordered_set<std::string_view> pinned_;
+  std::unordered_set<const BasicBlock*> removed_;
+  int64_t limit_ = 0, uniformLimit_ = 0, maxSelects_ = 0, longLatencyWeight_ = 0, maxChain_ = 0;
+  double divergenceCost_ = 4;
+  bool extraLatencyCheck_ = true, guardEffects_ = true, guardEffectsInTriangles_ = false;
+};
+
+}  // namespace
+
+PassInfo selectPassInfo() {
+  return {"select",
+          "if-conversion to selp: triangles and diamonds of speculatable instructions run both sides unguarded and select the results",
+          "000, OriDoPredication (if-conversion), the select form",
+          {
+              {"limit", KnobType::Int, "12", "most instructions of both sides plus the selects for a branch that may diverge"},
+              {"uniform-limit", KnobType::Int, "3", "the same for a warp-uniform branch (each warp runs one side only)"},
+              {"max-selects", KnobType::Int, "8", "most selp (and predicate moves) one region may need"},
+              {"long-latency-weight", KnobType::Int, "8", "instructions a div, rem, sqrt or transcendental counts as"},
+              {"max-chain", KnobType::Int, "4", "most blocks in one side (extended shapes)"},
+              {"extra-latency-check", KnobType::Bool, "true", "without a profile, keep the branch when both sides hold long-latency arithmetic"},
+              {"guard-effects", KnobType::Bool, "true", "sides may hold instructions with effects (loads, stores, atomics): they keep the side's guard, the rest is speculated"},
+              {"guard-effects-in-triangles", KnobType::Bool, "false", "with guard-effects, triangles too (else diamonds only)"},
+              {"divergence-cost", KnobType::Float, "4", "with a profile: instructions a divergent branch costs beyond both sides and the branch (reconvergence)"},
+          },
+          [] { return std::make_unique<Select>(); }};
+}
+
+}  // namespace ptxopt
