@@ -163,11 +163,21 @@ void Gen::genIf(const Ctx& c, unsigned budget) {
       std::string elseL = newLabel("else"), end = newLabel("endif");
       branch(p, neg, elseL);
       pushScope();
+      // If/else-heavy kernels: now and then both arms start with the same instructions (what
+      // commoning hoists); they read only what the header sees.
+      std::vector<std::string> common;
+      if (opts.ifElseHeavy && rng.chance(35)) {
+        size_t mark = fn_->lines.size();
+        for (unsigned n = 1 + rng.below(2); n > 0; --n) genArith(ic);
+        common.assign(fn_->lines.begin() + long(mark), fn_->lines.end());
+        shape("if.diamond.common-start");
+      }
       genSeq(ic, b1);
       popScope();
       jump(end);
       label(elseL);
       pushScope();
+      for (const std::string& line : common) fn_->lines.push_back(line);
       genSeq(ic, b2);
       popScope();
       label(end);

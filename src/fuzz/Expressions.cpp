@@ -624,6 +624,15 @@ void Gen::genGuarded(const Ctx& c) {
   }
   emitOp(c, op, &g, neg);
   shape("straight.guarded");
+  // If/else-heavy kernels: now and then the same instruction under the other sense too (what
+  // predication makes of a diamond whose sides share an instruction; commoning merges them).
+  const std::string& last = fn_->lines.back();
+  if (opts.ifElseHeavy && rng.chance(30) && last.rfind("\t@", 0) == 0) {
+    std::string other = last[2] == '!' ? "\t@" + last.substr(3) : "\t@!" + last.substr(2);
+    fn_->lines.push_back(other);
+    ++fn_->instructions;
+    shape("straight.guarded.both-senses");
+  }
 }
 
 void Gen::genSelect(const Ctx& c) {

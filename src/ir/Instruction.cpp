@@ -1,4 +1,5 @@
 #include "ptxopt/ir/Instruction.h"
+#include <vector>
 
 namespace ptxopt {
 
@@ -68,6 +69,19 @@ bool Instruction::hasSideEffects() const {
   if (i.hasSideEffects()) return true;
   if (has(Mod::Cc)) return true;
   return i.is(OpFlag::MemRead | OpFlag::MemWrite) && memoryStrength() == MemoryStrength::Ordering;
+}
+
+bool Instruction::sameOperation(const Instruction& o) const {
+  if (op_ != o.op_ || payload_ != o.payload_ || numOps_ != o.numOps_ || mods_.size() != o.mods_.size()) return false;
+  for (size_t k = 0; k < mods_.size(); ++k)
+    if (mods_[k] != o.mods_[k]) return false;
+  for (uint32_t k = 0; k < numOps_; ++k) {
+    std::vector<Operand> a, b;
+    visitLeaves(ops_[k], [&](const Operand& x) { a.push_back(x); });
+    o.visitLeaves(o.ops_[k], [&](const Operand& x) { b.push_back(x); });
+    if (a != b || ops_[k].kind != o.ops_[k].kind) return false;
+  }
+  return true;
 }
 
 bool Instruction::isSpeculatable() const { return info().is(OpFlag::Speculatable) && !has(Mod::Cc); }

@@ -11,6 +11,8 @@ const std::vector<PassInfo>& allPasses() {
       deadCodeEliminationPassInfo(),
       deadSyncPassInfo(),
       selectPassInfo(),
+      commoningPassInfo(),
+      nestedCondPassInfo(),
       predicationPassInfo(),
       breakEdgesPassInfo(),
       plantBugPassInfo(),
@@ -29,8 +31,8 @@ const std::vector<std::string_view>& pipelineForLevel(unsigned level) {
   static const std::vector<std::string_view> kPipelines[] = {
       /* -O0 */ {},
       /* -O1 */ {"branch-opt", "dce"},
-      /* -O2 */ {"branch-opt", "dce", "dead-sync", "select"},
-      /* -O3 */ {"branch-opt", "dce", "dead-sync", "select"},
+      /* -O2 */ {"branch-opt", "dce", "dead-sync", "nested-cond", "commoning", "select"},
+      /* -O3 */ {"branch-opt", "dce", "dead-sync", "nested-cond", "commoning", "select"},
   };
   return kPipelines[std::min(level, 3u)];
 }

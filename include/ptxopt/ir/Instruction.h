@@ -147,6 +147,9 @@ class Instruction {
   // The opcode table's Speculatable, refined by modifiers: a `.cc` instruction writes the
   // carry flag, which a later addc/subc/madc may read.
   bool isSpeculatable() const;
+  // The same operation on the same operands: opcode, modifiers, payload and every operand
+  // (composites element by element); the guards are not compared.
+  bool sameOperation(const Instruction& o) const;
 
   // The memory-model strength of a memory instruction, from its modifiers (the one list of
   // them): Weak (no qualifier), Relaxed (`.relaxed`: strong, but orders nothing else), or

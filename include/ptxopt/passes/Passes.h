@@ -10,6 +10,8 @@ PassInfo branchOptPassInfo();
 PassInfo deadCodeEliminationPassInfo();
 PassInfo deadSyncPassInfo();
 PassInfo selectPassInfo();
+PassInfo commoningPassInfo();
+PassInfo nestedCondPassInfo();
 PassInfo predicationPassInfo();
 PassInfo breakEdgesPassInfo();
 PassInfo plantBugPassInfo();
