@@ -53,7 +53,8 @@ F floatMinMax(F a, F b, bool isMax, bool propagateNaN) {
   return isMax ? (a > b ? a : b) : (a < b ? a : b);
 }
 
-// The canonical NaN the hardware produces for min/max of NaNs.
+// The canonical NaN: what the hardware produces for min/max of NaNs and for any NaN that
+// arithmetic computes (floatLane).
 inline uint32_t canonicalNaN32() { return 0x7FFFFFFFu; }
 inline uint64_t canonicalNaN64() { return 0x7FFFFFFFFFFFFFFFull; }
 
@@ -343,7 +344,7 @@ struct FloatMods {
 
 // A format: how its values are read, computed and written. Each operation the format lacks
 // in PTX returns false from `supports` (the decoder turns the instruction into an
-// unsupported one); `finish` applies .ftz/.sat/.relu and the canonical NaN of min/max.
+// unsupported one); `finish` applies .ftz/.sat/.relu and the canonical NaN.
 struct F32Format {
   using T = float;
   static T read(uint64_t v) { return bitsFloat(static_cast<uint32_t>(v)); }
@@ -361,11 +362,11 @@ struct F32Format {
   static T neg(T a) { return bitsFloat(floatBits(a) ^ 0x80000000u); }
   static T copysign(T a, T b) { return std::copysign(b, a); }  // copysign d, a, b: b with a's sign
   static T minmax(T a, T b, bool isMax, MinMaxNaN n) { return floatMinMax(a, b, isMax, n == MinMaxNaN::Propagate); }
-  static uint64_t finish(T v, const FloatMods& m, bool minmax) {
+  static uint64_t finish(T v, const FloatMods& m, bool canonical) {
     v = flush(v, m);
     if (m.sat) v = std::isnan(v) ? T(0) : std::clamp(v, T(0), T(1));
     if (m.relu && v < 0) v = 0;
-    return minmax && std::isnan(v) ? canonicalNaN32() : floatBits(v);
+    return canonical && std::isnan(v) ? canonicalNaN32() : floatBits(v);
   }
   static bool supports(ArithOp) { return true; }
 };
@@ -386,7 +387,7 @@ struct F64Format {
   static T neg(T a) { return bitsDouble(doubleBits(a) ^ (uint64_t(1) << 63)); }
   static T copysign(T a, T b) { return std::copysign(b, a); }
   static T minmax(T a, T b, bool isMax, MinMaxNaN n) { return floatMinMax(a, b, isMax, n == MinMaxNaN::Propagate); }
-  static uint64_t finish(T v, const FloatMods&, bool minmax) { return minmax && std::isnan(v) ? canonicalNaN64() : doubleBits(v); }
+  static uint64_t finish(T v, const FloatMods&, bool canonical) { return canonical && std::isnan(v) ? canonicalNaN64() : doubleBits(v); }
   static bool supports(ArithOp op) {
     return op != ArithOp::Ex2 && op != ArithOp::Sin && op != ArithOp::Cos && op != ArithOp::Tanh;
   }
@@ -457,7 +458,11 @@ PTXOPT_LANE uint64_t floatLane(ArithOp op, const FloatMods& m, uint64_t a, uint6
     case ArithOp::Copysign: v = F::copysign(x, y); break;
     default: break;
   }
-  return F::finish(v, m, false);
+  // A NaN that arithmetic computes is the canonical NaN: which input's payload the host would
+  // pass on depends on how the compiler ordered a commutative operation (the vectorized
+  // full-warp loop and the per-lane one disagreed), and the GPU does not pass payloads on.
+  // abs, neg and copysign only move bits.
+  return F::finish(v, m, op != ArithOp::Abs && op != ArithOp::Neg && op != ArithOp::Copysign);
 }
 
 // testp on a value of type t (f32 or f64).

@@ -60,25 +60,38 @@ Instruction* Function::cloneInstruction(const Instruction& inst) {
   return copy;
 }
 
-RegId Function::addRegister(ScalarType type, std::string_view prefix) {
-  Module& m = *parent_;
+std::string Function::freshName(std::string_view prefix) const {
+  const Module& m = *parent_;
   std::unordered_set<std::string> taken;
   for (RegId r = 0; r < regs_.size(); ++r) taken.insert(regName(r));
-  auto used = [&](const std::string& name) {
-    if (taken.count(name)) return true;
-    for (const LabelInfo& l : labels_)
-      if (m.str(l.name) == name) return true;
-    for (const Decl& d : decls_)
-      if (d.kind == Decl::Kind::Var && m.str(d.var.name) == name) return true;
-    for (const Variable& v : m.globals())
-      if (m.str(v.name) == name) return true;
-    return false;
-  };
-  std::string name;
+  for (const LabelInfo& l : labels_) taken.insert(std::string(m.str(l.name)));
+  for (const Decl& d : decls_)
+    if (d.kind == Decl::Kind::Var) taken.insert(std::string(m.str(d.var.name)));
+  for (const Variable& v : m.globals()) taken.insert(std::string(m.str(v.name)));
+  // Names of .branchtargets, .calltargets and .callprototype statements.
+  for (const BasicBlock* b : blocks_)
+    for (const Instruction* i : b->insts())
+      if (i->is(Opcode::BranchTargets) || i->is(Opcode::CallTargets) || i->is(Opcode::CallPrototype))
+        taken.insert(std::string(m.str(i->payload())));
   for (uint32_t n = 0;; ++n) {
-    name = std::string(prefix) + std::to_string(n);
-    if (!used(name)) break;
+    std::string name = std::string(prefix) + std::to_string(n);
+    if (!taken.count(name)) return name;
   }
+}
+
+uint32_t Function::addLabel(BasicBlock* b, std::string_view prefix) {
+  LabelInfo l;
+  l.name = parent_->intern(freshName(prefix));
+  l.block = b;
+  labels_.push_back(l);
+  uint32_t index = static_cast<uint32_t>(labels_.size() - 1);
+  b->setLabel(index);
+  return index;
+}
+
+RegId Function::addRegister(ScalarType type, std::string_view prefix) {
+  Module& m = *parent_;
+  std::string name = freshName(prefix);
   RegId id = static_cast<RegId>(regs_.size());
   // Share the declaration of an earlier register with this prefix and type.
   uint32_t declIndex = UINT32_MAX;

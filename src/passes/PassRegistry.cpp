@@ -13,6 +13,7 @@ const std::vector<PassInfo>& allPasses() {
       selectPassInfo(),
       commoningPassInfo(),
       nestedCondPassInfo(),
+      switchOptPassInfo(),
       predicationPassInfo(),
       breakEdgesPassInfo(),
       plantBugPassInfo(),
@@ -31,8 +32,8 @@ const std::vector<std::string_view>& pipelineForLevel(unsigned level) {
   static const std::vector<std::string_view> kPipelines[] = {
       /* -O0 */ {},
       /* -O1 */ {"branch-opt", "dce"},
-      /* -O2 */ {"branch-opt", "dce", "dead-sync", "nested-cond", "commoning", "select"},
-      /* -O3 */ {"branch-opt", "dce", "dead-sync", "nested-cond", "commoning", "select"},
+      /* -O2 */ {"switch-opt", "branch-opt", "dce", "dead-sync", "nested-cond", "commoning", "select"},
+      /* -O3 */ {"switch-opt", "branch-opt", "dce", "dead-sync", "nested-cond", "commoning", "select"},
   };
   return kPipelines[std::min(level, 3u)];
 }

@@ -210,6 +210,12 @@ class Function {
   // number that no register, label or variable of the function or the module uses
   // ("%pq3"). Registers added with the same prefix and type share one declaration line.
   RegId addRegister(ScalarType type, std::string_view prefix);
+  // A new label for `b` (which must have none), named `prefix` and a number that no register,
+  // label or variable uses ("$Lsw3"); returns its index.
+  uint32_t addLabel(BasicBlock* b, std::string_view prefix);
+  // `prefix` followed by the first number that makes a name no register, label or variable of
+  // the function or the module has.
+  std::string freshName(std::string_view prefix) const;
 
  private:
   Module* parent_;

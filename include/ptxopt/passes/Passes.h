@@ -12,6 +12,7 @@ PassInfo deadSyncPassInfo();
 PassInfo selectPassInfo();
 PassInfo commoningPassInfo();
 PassInfo nestedCondPassInfo();
+PassInfo switchOptPassInfo();
 PassInfo predicationPassInfo();
 PassInfo breakEdgesPassInfo();
 PassInfo plantBugPassInfo();
