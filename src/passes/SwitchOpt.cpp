@@ -2,8 +2,8 @@
 // DoSwitchOpt; docs/passes/switch-opt.md).
 //
 // Recognition. A *test* is a block whose only instructions are `setp.CMP.T %p, %sel, IMM` and
-// `@[!]%p bra L` (T a 32-bit integer type), or the end of a block that computes the selector
-// and then tests it (the root). Blocks that only jump (`bra L`) or are empty are looked through.
+// `@[!]%p bra L` (T a 16- or 32-bit integer type), or the end of a block that computes the
+// selector and then tests it (the root). Blocks that only jump or are empty are looked through.
 // Starting at a root, the tests reachable through both edges that compare the same register
 // with the same signedness form the tree (cicc's balanced compare trees, `setp.eq` cascades,
 // and mixtures); the first block that is not such a test on each path is a leaf. Every
@@ -41,7 +41,8 @@ struct Test {
   CmpOp cmp = CmpOp::Eq;
   bool isSigned = true;
   int64_t c = 0;
-  uint32_t raw = 0;  // the constant's 32 bits
+  uint32_t raw = 0;  // the constant's bits (16 or 32)
+  unsigned bits = 32;
   RegId sel = kNoReg, pred = kNoReg;
   BasicBlock *ifTrue = nullptr, *ifFalse = nullptr;  // where the selector goes when the compare holds / not
 };
@@ -105,7 +106,7 @@ class SwitchOpt : public Pass {
     const Operand &a = s->operand(1), &c = s->operand(2);
     if (!a.isReg() || a.component() != Component::None || !c.isImm()) return std::nullopt;
     ScalarType ty = s->type(0);
-    if (typeBits(ty) != 32 || (typeClass(ty) != TypeClass::Signed && typeClass(ty) != TypeClass::Unsigned &&
+    if ((typeBits(ty) != 32 && typeBits(ty) != 16) || (typeClass(ty) != TypeClass::Signed && typeClass(ty) != TypeClass::Unsigned &&
                                typeClass(ty) != TypeClass::Bit))
       return std::nullopt;
     std::optional<CmpOp> cmp;
@@ -128,8 +129,9 @@ class SwitchOpt : public Pass {
       default: return std::nullopt;  // float-only comparisons
     }
     // The constant as the comparison reads it.
-    t.raw = uint32_t(c.value);
-    t.c = t.isSigned ? int64_t(int32_t(t.raw)) : int64_t(t.raw);
+    t.bits = typeBits(ty);
+    t.raw = t.bits == 16 ? uint32_t(uint16_t(c.value)) : uint32_t(c.value);
+    t.c = valueOf(t.raw, t.bits, t.isSigned);
     BasicBlock* taken = successor(b, EdgeKind::Taken);
     BasicBlock* fall = successor(b, EdgeKind::FallThrough);
     if (!taken || !fall) return std::nullopt;
@@ -137,6 +139,12 @@ class SwitchOpt : public Pass {
     t.ifTrue = takenWhenTrue ? taken : fall;
     t.ifFalse = takenWhenTrue ? fall : taken;
     return t;
+  }
+
+  // The constant's bits as the comparison reads them.
+  static int64_t valueOf(uint32_t raw, unsigned bits, bool isSigned) {
+    if (bits == 16) return isSigned ? int64_t(int16_t(uint16_t(raw))) : int64_t(uint16_t(raw));
+    return isSigned ? int64_t(int32_t(raw)) : int64_t(raw);
   }
 
   static bool holds(const Test& t, int64_t v) {
@@ -179,11 +187,11 @@ class SwitchOpt : public Pass {
       std::optional<Test> t = testAt(b, false);
       // Equality tests read the constant as the tree does; ordered ones must agree with it.
       bool equality = t && (t->cmp == CmpOp::Eq || t->cmp == CmpOp::Ne);
-      if (equality) {
+      if (equality && t->bits == root.bits) {
         t->isSigned = root.isSigned;
-        t->c = root.isSigned ? int64_t(int32_t(t->raw)) : int64_t(t->raw);
+        t->c = valueOf(t->raw, t->bits, root.isSigned);
       }
-      if (t && t->sel == root.sel && t->isSigned == root.isSigned && int64_t(tests.size()) < budget_ && b != f_->entry()) {
+      if (t && t->sel == root.sel && t->isSigned == root.isSigned && t->bits == root.bits && int64_t(tests.size()) < budget_ && b != f_->entry()) {
         tests[b] = *t;
         constants.insert(t->c);
         work.push_back(skipJumps(t->ifTrue));
@@ -212,7 +220,9 @@ class SwitchOpt : public Pass {
       return static_cast<BasicBlock*>(nullptr);  // a cycle among the tests
     };
     int64_t lo = *constants.begin(), hi = *constants.rbegin();
-    int64_t typeMin = root.isSigned ? INT32_MIN : 0, typeMax = root.isSigned ? INT32_MAX : int64_t(UINT32_MAX);
+    int64_t typeMin = root.bits == 16 ? (root.isSigned ? INT16_MIN : 0) : (root.isSigned ? INT32_MIN : 0);
+    int64_t typeMax = root.bits == 16 ? (root.isSigned ? INT16_MAX : int64_t(UINT16_MAX))
+                                      : (root.isSigned ? INT32_MAX : int64_t(UINT32_MAX));
     BasicBlock* below = lo > typeMin ? target(lo - 1) : nullptr;
     BasicBlock* above = hi < typeMax ? target(hi + 1) : nullptr;
     BasicBlock* dflt = below ? below : above;
@@ -254,8 +264,19 @@ class SwitchOpt : public Pass {
     };
     for (BasicBlock* l : targets)
       if (!l->hasLabel()) f_->addLabel(l, "$Lsw");
-    // The index: the selector itself when the table starts at 0.
-    RegId idx = first == 0 ? root.sel : f_->addRegister(ScalarType::U32, "%swi");
+    // The index: the selector itself when it is 32 bits wide and the table starts at 0; a
+    // 16-bit selector is widened first (sign- or zero-extended as the tests read it).
+    RegId wide = root.sel;
+    Instruction* widen = nullptr;
+    if (root.bits == 16) {
+      wide = f_->addRegister(ScalarType::U32, "%swi");
+      widen = f_->createInstruction(Opcode::Cvt);
+      widen->addMod(typeMod(root.isSigned ? ScalarType::S32 : ScalarType::U32));
+      widen->addMod(typeMod(root.isSigned ? ScalarType::S16 : ScalarType::U16));
+      widen->addOperand(Operand::reg(wide));
+      widen->addOperand(Operand::reg(root.sel));
+    }
+    RegId idx = first == 0 ? wide : f_->addRegister(ScalarType::U32, "%swi");
     RegId oor = f_->addRegister(ScalarType::Pred, "%swp");
     auto& rv = rootBlock->insts();
     rv.erase(std::find(rv.begin(), rv.end(), root.bra));
@@ -265,7 +286,7 @@ class SwitchOpt : public Pass {
       sub = f_->createInstruction(Opcode::Sub);
       sub->addMod(typeMod(ScalarType::S32));
       sub->addOperand(Operand::reg(idx));
-      sub->addOperand(Operand::reg(root.sel));
+      sub->addOperand(Operand::reg(wide));
       sub->addOperand(Operand::imm(int64_t(int32_t(uint32_t(first)))));
     }
     Instruction* check = f_->createInstruction(Opcode::Setp);
@@ -277,7 +298,7 @@ class SwitchOpt : public Pass {
     Instruction* toDefault = f_->createInstruction(Opcode::Bra);
     toDefault->addOperand(Operand::label(dflt->label()));
     toDefault->setGuard(oor, false);
-    for (Instruction* i : {sub, check, toDefault}) {
+    for (Instruction* i : {widen, sub, check, toDefault}) {
       if (!i) continue;
       place(i)->setParent(rootBlock);
       rv.push_back(i);
