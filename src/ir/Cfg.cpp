@@ -22,6 +22,12 @@ const Operand* braTarget(const Instruction& bra) {
 }
 Operand* braTarget(Instruction& bra) { return const_cast<Operand*>(braTarget(static_cast<const Instruction&>(bra))); }
 
+Instruction* conditionalBranch(BasicBlock& b) {
+  Instruction* t = b.terminator();
+  if (!t || !t->is(Opcode::Bra) || !t->hasGuard() || b.insts().back() != t || b.succs().size() != 2) return nullptr;
+  return t;
+}
+
 std::vector<uint32_t> branchTargetLabels(const Instruction& term, const BranchTargetTables& tables) {
   std::vector<uint32_t> out;
   if (const Operand* target = braTarget(term)) {

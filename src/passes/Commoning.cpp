@@ -21,7 +21,6 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "ptxopt/analysis/CfgInfo.h"
 #include "ptxopt/ir/Cfg.h"
 #include "ptxopt/ir/Module.h"
 #include "ptxopt/passes/Passes.h"
@@ -57,13 +56,12 @@ bool readsAny(const Instruction& i, const Set& regs) {
 
 class Commoning : public Pass {
  public:
-  PassResult run(Function& f, FunctionAnalysisManager& am, PassContext& ctx) override {
+  PassResult run(Function& f, FunctionAnalysisManager&, PassContext& ctx) override {
     ctx_ = &ctx;
     const KnobValues& k = ctx.knobs();
     window_ = k.getInt("window");
     bool changed = false;
     if (k.getBool("hoist-sink")) {
-      (void)am.get<CfgAnalysis>();  // the CFG is current
       for (BasicBlock* h : std::vector<BasicBlock*>(f.blocks())) {
         std::optional<IfRegion> r = findIfRegion(f, h, k.getInt("max-chain"));
         if (!r || r->taken.empty() || r->fall.empty()) continue;

@@ -1,8 +1,11 @@
 #include "IfRegion.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <utility>
 
+#include "ptxopt/analysis/CfgInfo.h"
+#include "ptxopt/analysis/Uniformity.h"
 #include "ptxopt/ir/Cfg.h"
 
 namespace ptxopt {
@@ -37,13 +40,11 @@ bool isChainJump(const BasicBlock& b, const Instruction& i) {
 }
 
 std::optional<IfRegion> findIfRegion(Function& f, BasicBlock* h, int64_t maxChain) {
-  Instruction* t = h->terminator();
-  if (!t || !t->is(Opcode::Bra) || !t->hasGuard() || h->succs().size() != 2) return std::nullopt;
   // Nothing but the branch may follow the region's instructions in H (a scope brace would
-  // change what the sides see).
-  if (h->insts().back() != t) return std::nullopt;
-  BasicBlock *T = nullptr, *F = nullptr;
-  for (const Edge& e : h->succs()) (e.kind == EdgeKind::Taken ? T : F) = e.to;
+  // change what the sides see): conditionalBranch asks that too.
+  Instruction* t = conditionalBranch(*h);
+  if (!t) return std::nullopt;
+  BasicBlock *T = h->successor(EdgeKind::Taken), *F = h->successor(EdgeKind::FallThrough);
   if (!T || !F || T == F || T == h || F == h) return std::nullopt;
   IfRegion r;
   r.header = h;
@@ -80,6 +81,35 @@ std::optional<IfRegion> findIfRegion(Function& f, BasicBlock* h, int64_t maxChai
   r.taken = std::move(a->first);
   r.fall = std::move(b->first);
   return r;
+}
+
+IfWalk ifWalk(FunctionAnalysisManager& am) {
+  const CfgInfo& cfg = am.get<CfgAnalysis>();
+  const UniformityInfo& uni = am.get<UniformityAnalysis>();
+  IfWalk w;
+  for (auto it = cfg.rpo.rbegin(); it != cfg.rpo.rend(); ++it) {
+    BasicBlock* b = const_cast<BasicBlock*>(*it);
+    w.order.push_back(b);
+    if (const Instruction* t = b->terminator()) w.divergent[t] = uni.isDivergentBranch(b);
+  }
+  return w;
+}
+
+const BranchCounts* usableCounts(const PassContext& ctx, const Instruction& branch) {
+  const BranchCounts* c = ctx.branchCounts(branch);
+  return c && c->executions() > 0 && !c->indirect ? c : nullptr;
+}
+
+ProfileDecision decideByProfile(const BranchCounts& c, double taken, double fall, double converted,
+                                double divergenceCost, const char* form) {
+  double n = double(c.executions());
+  double branching = (double(c.allTaken) * (taken + 1) + double(c.allNotTaken) * (fall + 1) +
+                      double(c.divergent) * (taken + fall + 1 + divergenceCost)) / n;
+  char text[160];
+  std::snprintf(text, sizeof text, "%llu executions, %d%% divergent; expected %.2f instructions %s against %.2f branching",
+                static_cast<unsigned long long>(c.executions()), int(100 * c.divergentFraction()), converted, form,
+                branching);
+  return {converted <= branching, std::string("profile: ") + text};
 }
 
 std::string whyNotPredicable(const Instruction& i) {

@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "ptxopt/ir/Function.h"
+#include "ptxopt/passes/Pass.h"
 
 namespace ptxopt {
 
@@ -30,6 +32,34 @@ std::optional<IfRegion> findIfRegion(Function& f, BasicBlock* h, int64_t maxChai
 
 // The instructions of a side block that the side computes: all but the chain's own jump.
 bool isChainJump(const BasicBlock& b, const Instruction& i);
+
+// The headers to try, inner regions first (the reachable blocks in post-order), and whether
+// each block's terminator may diverge, taken from the uniformity analysis before anything
+// changes (a conversion does not change the value a header's branch reads).
+struct IfWalk {
+  std::vector<BasicBlock*> order;
+  std::unordered_map<const Instruction*, bool> divergent;
+  bool mayDiverge(const Instruction* branch) const {
+    auto d = divergent.find(branch);
+    return d == divergent.end() || d->second;
+  }
+};
+IfWalk ifWalk(FunctionAnalysisManager& am);
+
+// The profile's counts for a conditional branch, when it ran at all; nullptr otherwise.
+const BranchCounts* usableCounts(const PassContext& ctx, const Instruction& branch);
+
+// The profile's decision between the branch form of a region whose sides cost `taken` and
+// `fall` instructions and a branch-free form costing `converted` on every execution: the
+// expected instructions per warp execution of the branch form are (all-taken x (taken + 1) +
+// all-not-taken x (fall + 1) + divergent x (taken + fall + 1 + divergenceCost)) / executions.
+// `form` names the branch-free form in the remark ("predicated", "selecting").
+struct ProfileDecision {
+  bool convert = false;
+  std::string why;
+};
+ProfileDecision decideByProfile(const BranchCounts& c, double taken, double fall, double converted,
+                                double divergenceCost, const char* form);
 
 // Why `i` cannot carry a guard of the region's (empty when it can): declarations and scope
 // braces, opaque instructions, CTA barriers, warp collectives and anything convergent (their

@@ -19,7 +19,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "ptxopt/analysis/CfgInfo.h"
 #include "ptxopt/analysis/Liveness.h"
 #include "ptxopt/ir/Cfg.h"
 #include "ptxopt/ir/Module.h"
@@ -43,7 +42,6 @@ class NestedCond : public Pass {
     bool changed = false;
     for (bool again = true; again;) {
       again = false;
-      (void)am.get<CfgAnalysis>();
       const Liveness& lv = am.get<LivenessAnalysis>();
       pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
       for (size_t i = 0; i + 1 < f.blocks().size(); ++i) {
@@ -59,26 +57,14 @@ class NestedCond : public Pass {
   }
 
  private:
-  // A conditional `bra` ending `b`, with a taken and a fall-through edge.
-  static Instruction* condBranch(BasicBlock* b) {
-    Instruction* t = b->terminator();
-    if (!t || !t->is(Opcode::Bra) || !t->hasGuard() || b->insts().back() != t || b->succs().size() != 2) return nullptr;
-    return t;
-  }
-  static BasicBlock* successor(BasicBlock* b, EdgeKind kind) {
-    for (const Edge& e : b->succs())
-      if (e.kind == kind) return e.to;
-    return nullptr;
-  }
-
   bool tryMerge(size_t ai, const Liveness& lv) {
     BasicBlock* a = f_->blocks()[ai];
     BasicBlock* b = f_->blocks()[ai + 1];
-    Instruction* ba = condBranch(a);
-    Instruction* bb = ba ? condBranch(b) : nullptr;
+    Instruction* ba = conditionalBranch(*a);
+    Instruction* bb = ba ? conditionalBranch(*b) : nullptr;
     if (!bb) return false;
-    BasicBlock* t = successor(a, EdgeKind::Taken);
-    if (successor(a, EdgeKind::FallThrough) != b || successor(b, EdgeKind::Taken) != t || t == b || t == a) return false;
+    BasicBlock* t = a->successor(EdgeKind::Taken);
+    if (a->successor(EdgeKind::FallThrough) != b || b->successor(EdgeKind::Taken) != t || t == b || t == a) return false;
     if (b->preds().size() != 1 || b == f_->entry()) return false;
     auto refuse = [&](const std::string& reason, const std::string& text) {
       if (refused_.insert(bb).second) {

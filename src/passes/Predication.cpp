@@ -31,13 +31,9 @@
 // changed, the last of them (when max-extra-passes is 1) narrowed to near misses of the
 // earlier walks (the seed's last-iteration narrowing).
 #include <algorithm>
-#include <cstdio>
 #include <optional>
-#include <unordered_map>
 #include <unordered_set>
 
-#include "ptxopt/analysis/CfgInfo.h"
-#include "ptxopt/analysis/Uniformity.h"
 #include "ptxopt/ir/Cfg.h"
 #include "ptxopt/ir/Module.h"
 #include "ptxopt/passes/Passes.h"
@@ -102,27 +98,15 @@ class Predication : public Pass {
   // One walk over the blocks, inner regions first. Returns whether anything was converted.
   bool walk(Function& f, FunctionAnalysisManager& am) {
     // (A walk that changed something left the analyses invalidated.)
-    const CfgInfo& cfg = am.get<CfgAnalysis>();
-    const UniformityInfo& uni = am.get<UniformityAnalysis>();
-    // The branches' uniformity, before anything changes (conversions do not change the value
-    // a header's branch reads).
-    std::unordered_map<const Instruction*, bool> divergent;
-    std::vector<BasicBlock*> order;
-    for (auto it = cfg.rpo.rbegin(); it != cfg.rpo.rend(); ++it) {
-      BasicBlock* b = const_cast<BasicBlock*>(*it);
-      order.push_back(b);
-      if (const Instruction* t = b->terminator()) divergent[t] = uni.isDivergentBranch(b);
-    }
+    IfWalk w = ifWalk(am);
     pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
     removed_.clear();
     bool changed = false;
-    for (BasicBlock* h : order) {
+    for (BasicBlock* h : w.order) {
       if (removed_.count(h)) continue;
       std::optional<Region> r = findRegion(h);
       if (!r) continue;
-      auto d = divergent.find(r->ir.branch);
-      bool isDivergent = d == divergent.end() || d->second;
-      if (!decide(*r, isDivergent)) continue;
+      if (!decide(*r, w.mayDiverge(r->ir.branch))) continue;
       convert(*r);
       changed = true;
       buildCfg(f);
@@ -210,16 +194,11 @@ class Predication : public Pass {
     unsigned nt = r.taken.insts, nf = r.fall.insts, big = std::max(nt, nf), both = nt + nf;
     bool accept;
     std::string why;
-    if (const BranchCounts* c = ctx_->branchCounts(*r.ir.branch); c && c->executions() > 0 && !c->indirect) {
-      // Expected instructions per warp execution of each form.
-      double n = double(c->executions());
-      double branchCost = (double(c->allTaken) * (nt + 1) + double(c->allNotTaken) * (nf + 1) +
-                           double(c->divergent) * (both + 1 + divergenceCost_)) / n;
+    if (const BranchCounts* c = usableCounts(*ctx_, *r.ir.branch)) {
       double predCost = both + (r.taken.writesGuard || r.fall.writesGuard ? 1 : 0);
-      accept = predCost <= branchCost;
-      why = "profile: " + std::to_string(c->executions()) + " executions, " +
-            std::to_string(int(100 * c->divergentFraction())) + "% divergent; expected " + fmt2(predCost) +
-            " instructions predicated against " + fmt2(branchCost) + " branching";
+      ProfileDecision d = decideByProfile(*c, nt, nf, predCost, divergenceCost_, "predicated");
+      accept = d.convert;
+      why = std::move(d.why);
       ctx_->count(accept ? "profile-accepted" : "profile-refused");
     } else {
       if (extraLatencyCheck_ && r.taken.extraLatency && r.fall.extraLatency)
@@ -256,12 +235,6 @@ class Predication : public Pass {
     ctx_->count("converted-" + r.ir.shape);
     ctx_->remark(h, "convert", where + ": " + why, figures(r, isDivergent));
     return true;
-  }
-
-  static std::string fmt2(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", v);
-    return buf;
   }
 
   std::vector<std::pair<std::string, double>> figures(const Region& r, bool isDivergent) const {

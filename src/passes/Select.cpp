@@ -27,13 +27,10 @@
 // Regions are tried in post-order, inner ones first; an outer region then sees the flattened
 // inner one as straight-line code of its side.
 #include <algorithm>
-#include <cstdio>
 #include <unordered_map>
 #include <unordered_set>
 
-#include "ptxopt/analysis/CfgInfo.h"
 #include "ptxopt/analysis/Liveness.h"
-#include "ptxopt/analysis/Uniformity.h"
 #include "ptxopt/ir/Cfg.h"
 #include "ptxopt/ir/Module.h"
 #include "ptxopt/passes/Passes.h"
@@ -69,28 +66,18 @@ class Select : public Pass {
     guardEffects_ = k.getBool("guard-effects");
     guardEffectsInTriangles_ = k.getBool("guard-effects-in-triangles");
 
-    const CfgInfo& cfg = am.get<CfgAnalysis>();
-    const UniformityInfo& uni = am.get<UniformityAnalysis>();
-    std::unordered_map<const Instruction*, bool> divergent;
-    std::vector<BasicBlock*> order;
-    for (auto it = cfg.rpo.rbegin(); it != cfg.rpo.rend(); ++it) {
-      BasicBlock* b = const_cast<BasicBlock*>(*it);
-      order.push_back(b);
-      if (const Instruction* t = b->terminator()) divergent[t] = uni.isDivergentBranch(b);
-    }
+    IfWalk w = ifWalk(am);
     pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
     removed_.clear();
     bool changed = false;
-    for (BasicBlock* h : order) {
+    for (BasicBlock* h : w.order) {
       if (removed_.count(h)) continue;
       std::optional<IfRegion> r = findIfRegion(f, h, maxChain_);
       if (!r) continue;
       // A conversion renames and merges, but the values every block sees stay the same, so
       // uniformity holds; liveness is recomputed after each conversion.
-      auto d = divergent.find(r->branch);
-      bool isDivergent = d == divergent.end() || d->second;
       const Liveness& lv = am.get<LivenessAnalysis>();
-      if (!tryConvert(*r, isDivergent, lv)) continue;
+      if (!tryConvert(*r, w.mayDiverge(r->branch), lv)) continue;
       changed = true;
       buildCfg(f);
       am.invalidate(PreservedAnalyses::none());
@@ -158,12 +145,6 @@ class Select : public Pass {
     return s;
   }
 
-  static std::string fmt2(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", v);
-    return buf;
-  }
-
   bool tryConvert(const IfRegion& r, bool isDivergent, const Liveness& lv) {
     SideFacts t = scan(r.taken), fl = scan(r.fall);
     auto side = [](const SideFacts& s) {
@@ -197,21 +178,16 @@ class Select : public Pass {
       if (!s->refusal.empty()) return refuse("unspeculatable", "cannot speculate: " + s->refusal);
     if ((t.guarded || fl.guarded) && !guardEffectsInTriangles_ && (r.taken.empty() || r.fall.empty()))
       return refuse("guarded-triangle", "a triangle with instructions that need a guard (guard-effects-in-triangles is off)");
-    bool profiled = false;
-    if (const BranchCounts* c = ctx_->branchCounts(*r.branch); c && c->executions() > 0 && !c->indirect) profiled = true;
-    if (!profiled && extraLatencyCheck_ && t.longLatency && fl.longLatency)
+    const BranchCounts* counts = usableCounts(*ctx_, *r.branch);
+    if (!counts && extraLatencyCheck_ && t.longLatency && fl.longLatency)
       return refuse("extra-latency", "both sides hold long-latency arithmetic");
     unsigned both = t.insts + fl.insts, cost = both + selects;
     bool accept;
     std::string why;
-    if (const BranchCounts* c = ctx_->branchCounts(*r.branch); c && c->executions() > 0 && !c->indirect) {
-      double n = double(c->executions());
-      double branchCost = (double(c->allTaken) * (t.insts + 1) + double(c->allNotTaken) * (fl.insts + 1) +
-                           double(c->divergent) * (both + 1 + divergenceCost_)) / n;
-      accept = cost <= branchCost && selects <= maxSelects_;
-      why = "profile: " + std::to_string(c->executions()) + " executions, " +
-            std::to_string(int(100 * c->divergentFraction())) + "% divergent; expected " + fmt2(cost) +
-            " instructions selecting against " + fmt2(branchCost) + " branching";
+    if (counts) {
+      ProfileDecision d = decideByProfile(*counts, t.insts, fl.insts, cost, divergenceCost_, "selecting");
+      accept = d.convert && selects <= maxSelects_;
+      why = std::move(d.why);
       ctx_->count(accept ? "profile-accepted" : "profile-refused");
     } else if (selects > maxSelects_) {
       accept = false;

@@ -84,22 +84,15 @@ class SwitchOpt : public Pass {
   }
 
  private:
-  static BasicBlock* successor(BasicBlock* b, EdgeKind kind) {
-    for (const Edge& e : b->succs())
-      if (e.kind == kind) return e.to;
-    return nullptr;
-  }
-
   // The test ending `b`: setp on a register against an immediate, then the guarded bra on its
   // predicate. Outside the root the block holds nothing else.
   std::optional<Test> testAt(BasicBlock* b, bool root) const {
     std::vector<Instruction*> real;
     for (Instruction* i : b->insts())
       if (!i->info().isPseudo()) real.push_back(i);
-    if (real.size() < 2 || (!root && real.size() != 2)) return std::nullopt;
-    if (b->insts().back() != real.back()) return std::nullopt;
-    Instruction *s = real[real.size() - 2], *br = real.back();
-    if (!br->is(Opcode::Bra) || !br->hasGuard() || b->succs().size() != 2) return std::nullopt;
+    Instruction* br = conditionalBranch(*b);
+    if (!br || real.size() < 2 || (!root && real.size() != 2)) return std::nullopt;
+    Instruction* s = real[real.size() - 2];
     if (!s->is(Opcode::Setp) || s->hasGuard() || s->numOperands() != 3) return std::nullopt;
     const Operand& d = s->operand(0);
     if (!d.isReg() || static_cast<RegId>(d.id) != br->guard()) return std::nullopt;
@@ -132,8 +125,8 @@ class SwitchOpt : public Pass {
     t.bits = typeBits(ty);
     t.raw = t.bits == 16 ? uint32_t(uint16_t(c.value)) : uint32_t(c.value);
     t.c = valueOf(t.raw, t.bits, t.isSigned);
-    BasicBlock* taken = successor(b, EdgeKind::Taken);
-    BasicBlock* fall = successor(b, EdgeKind::FallThrough);
+    BasicBlock* taken = b->successor(EdgeKind::Taken);
+    BasicBlock* fall = b->successor(EdgeKind::FallThrough);
     if (!taken || !fall) return std::nullopt;
     bool takenWhenTrue = !br->guardNegated();
     t.ifTrue = takenWhenTrue ? taken : fall;

@@ -35,6 +35,10 @@ std::unordered_set<std::string_view> pinnedLabelNames(const Function& f, const B
 Operand* braTarget(Instruction& bra);
 const Operand* braTarget(const Instruction& bra);
 
+// The guarded `bra` that ends `b` (nothing after it, not even a scope brace) when `b` has its two
+// edges, taken and fall-through; nullptr otherwise.
+Instruction* conditionalBranch(BasicBlock& b);
+
 // The label targets of a branch terminator: bra -> its label, brx.idx -> every table entry.
 std::vector<uint32_t> branchTargetLabels(const Instruction& term, const BranchTargetTables& tables);
 

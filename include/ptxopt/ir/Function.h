@@ -48,6 +48,12 @@ class BasicBlock {
   bool empty() const { return insts_.empty(); }
   // The last instruction that is not a pseudo statement, or nullptr.
   Instruction* terminator() const;
+  // The first successor reached by an edge of `kind`, or nullptr.
+  BasicBlock* successor(EdgeKind kind) const {
+    for (const Edge& e : succs_)
+      if (e.kind == kind) return e.to;
+    return nullptr;
+  }
   void append(Instruction* i) {
     i->setParent(this);
     insts_.push_back(i);
