@@ -59,6 +59,13 @@ class Decoder {
           functionShared_[&d.var] = p_.staticSharedBytes;
           p_.staticSharedBytes += d.var.sizeInBytes();
         }
+    // .global and .const declarations inside functions (switch-opt's value tables) are laid
+    // out like module-level ones; only the function sees their names.
+    for (DFunction& df : p_.functions)
+      for (const Decl& d : df.ir->decls())
+        if (d.kind == Decl::Kind::Var && !(d.var.linkage & Linkage::Extern) &&
+            (d.var.space == StateSpace::Global || d.var.space == StateSpace::Const))
+          functionVars_[&d.var] = layoutVariable(d.var, df.name + "." + std::string(m_.str(d.var.name)));
     p_.dynamicSharedOffset = alignUp(p_.staticSharedBytes, 16);
     for (DFunction& df : p_.functions)
       if (!decodeFunction(df, error)) return false;
@@ -66,22 +73,29 @@ class Decoder {
   }
 
  private:
+  // Memory for a .global or .const variable: a global allocation per run, or a place in the
+  // constant image with the initializer written.
+  SymRef layoutVariable(const Variable& v, const std::string& name) {
+    if (v.space == StateSpace::Global) {
+      DGlobal g;
+      g.var = &v;
+      g.name = name;
+      g.size = std::max<uint64_t>(v.sizeInBytes(), 1);
+      g.align = naturalAlign(v);
+      p_.globals.push_back(g);
+      return SymRef{SymRef::Kind::GlobalVar, static_cast<uint32_t>(p_.globals.size() - 1), 0};
+    }
+    uint64_t off = alignUp(p_.constImage.size(), naturalAlign(v));
+    p_.constImage.resize(off + v.sizeInBytes(), 0);
+    writeInitializer(v, p_.constImage.data() + off, v.sizeInBytes());
+    return SymRef{SymRef::Kind::ConstVar, 0, off};
+  }
+
   void layoutModuleVariables() {
     for (const Variable& v : m_.globals()) {
       std::string name(m_.str(v.name));
-      if (v.space == StateSpace::Global) {
-        DGlobal g;
-        g.var = &v;
-        g.name = name;
-        g.size = std::max<uint64_t>(v.sizeInBytes(), 1);
-        g.align = naturalAlign(v);
-        moduleSyms_[name] = SymRef{SymRef::Kind::GlobalVar, static_cast<uint32_t>(p_.globals.size()), 0};
-        p_.globals.push_back(g);
-      } else if (v.space == StateSpace::Const) {
-        uint64_t off = alignUp(p_.constImage.size(), naturalAlign(v));
-        p_.constImage.resize(off + v.sizeInBytes(), 0);
-        writeInitializer(v, p_.constImage.data() + off, v.sizeInBytes());
-        moduleSyms_[name] = SymRef{SymRef::Kind::ConstVar, 0, off};
+      if (v.space == StateSpace::Global || v.space == StateSpace::Const) {
+        moduleSyms_[name] = layoutVariable(v, name);
       } else if (isSharedSpace(v.space)) {
         if ((v.linkage & Linkage::Extern) || (v.dims.size() == 1 && v.dims[0] < 0)) {
           moduleSyms_[name] = SymRef{SymRef::Kind::SharedVar, 1, 0};  // index 1: dynamic
@@ -223,8 +237,10 @@ class Decoder {
     } else if (isSharedSpace(v.space)) {
       auto it = functionShared_.find(&v);
       ref = it != functionShared_.end() ? SymRef{SymRef::Kind::SharedVar, 0, it->second} : SymRef{SymRef::Kind::SharedVar, 1, 0};
+    } else if (auto it = functionVars_.find(&v); it != functionVars_.end()) {
+      ref = it->second;
     } else {
-      return;  // function-scope .global variables are not supported
+      return;  // extern declarations of other spaces
     }
     if (nested)
       scoped_[v.name].push_back(ref);
@@ -253,6 +269,7 @@ class Decoder {
   Program& p_;
   std::unordered_map<std::string, SymRef> moduleSyms_;
   std::unordered_map<const Variable*, uint64_t> functionShared_;
+  std::unordered_map<const Variable*, SymRef> functionVars_;
   // per function
   std::unordered_map<uint32_t, SymRef> functionSyms_;
   std::unordered_map<uint32_t, std::vector<SymRef>> scoped_;

@@ -90,6 +90,7 @@ void Gen::genStmt(const Ctx& c, unsigned budget) {
     w[kExchange] *= 2;
     w[kSplitExchange] = bar ? 3 : 0;
   }
+  if (opts.switchHeavy && budget >= 4 && c.ifDepth < opts.maxIfDepth) w[kSwitch] = 20;
   if (opts.ifElseHeavy) {
     w[kIf] *= 3;
     w[kChain] *= 2;

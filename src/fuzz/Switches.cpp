@@ -1,7 +1,13 @@
 // Switches: setp.eq + @p bra cascades, balanced compare trees (setp.gt/lt splits, as cicc
 // writes them) and brx.idx jump tables (dense and sparse, with and without a default, the
-// index masked into range or guarded by a bounds check).
+// index masked into range or guarded by a bounds check). With switchHeavy also: more cases,
+// 16-bit selectors, negative case values, unsigned splits, LLVM-style range checks for runs of
+// values with one target (`add %t, %s, -lo; setp.lt.u32 %p, %t, len`), and bodies that only
+// assign constants to registers the switch's block set first (the value-table shape). Every
+// draw of those sits behind the option, so the default kernels keep their bytes.
 #include <algorithm>
+#include <array>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -16,10 +22,29 @@ struct Case {
   std::string label;
 };
 
+// Consecutive values with one target.
+struct Run {
+  int64_t lo, hi;
+  std::string label;
+};
+
+std::vector<Run> runsOf(const std::vector<Case>& cases) {
+  std::vector<Run> runs;
+  for (const Case& k : cases) {
+    if (!runs.empty() && runs.back().hi + 1 == k.value && runs.back().label == k.label) {
+      runs.back().hi = k.value;
+    } else {
+      runs.push_back({k.value, k.value, k.label});
+    }
+  }
+  return runs;
+}
+
 }  // namespace
 
 void Gen::genSwitch(const Ctx& c, unsigned budget) {
-  unsigned ncases = static_cast<unsigned>(rng.range(2, 10));
+  const bool heavy = opts.switchHeavy;
+  unsigned ncases = static_cast<unsigned>(heavy ? rng.range(2, 16) : rng.range(2, 10));
   bool sparse = rng.chance(35);
   unsigned span = sparse ? ncases * static_cast<unsigned>(rng.range(2, 4)) : ncases;
   std::vector<int64_t> values;
@@ -35,6 +60,13 @@ void Gen::genSwitch(const Ctx& c, unsigned budget) {
   bool hasDefault = rng.chance(60);
   int form = static_cast<int>(rng.weighted({35, 30, 35}));  // cascade, tree, brx.idx
   bool guardedBrx = form == 2 && rng.chance(40);
+  // switchHeavy: bodies that only assign constants, range checks, 16-bit tests, unsigned
+  // splits, negative shifts of the values.
+  bool constants = heavy && rng.chance(50);
+  bool ranges = heavy && form != 2 && rng.chance(50);
+  bool narrow = heavy && form != 2 && rng.chance(25);
+  bool unsignedSplits = heavy && form == 1 && rng.chance(30);
+  bool negativeBase = heavy && form != 2 && rng.chance(40);
 
   // The selector: in [0, selRange) by construction, or raw and bounds-checked (brx only).
   Uni want = condLevel(c);
@@ -54,11 +86,80 @@ void Gen::genSwitch(const Ctx& c, unsigned budget) {
   ic.flow = worst(c.flow, sel.uni);
   ic.ifDepth = c.ifDepth + 1;
 
+  // The constants' registers, set in the switch's own block before the tests: a path that
+  // does not assign one keeps this value.
+  std::vector<Value> consts;
+  auto constantOf = [&](Kind k) {
+    switch (k) {
+      case Kind::F32: {
+        float f = static_cast<float>(rng.range(-4000, 4000)) / 8.0f;
+        uint32_t bits;
+        std::memcpy(&bits, &f, 4);
+        return fmt::format("0f{:08X}", bits);
+      }
+      case Kind::B64: return fmt::format("{}", rng.range(-(int64_t(1) << 40), int64_t(1) << 40));
+      default: return fmt::format("{}", rng.range(-1000, 1000));
+    }
+  };
+  auto movType = [](Kind k) { return k == Kind::F32 ? "f32" : k == Kind::B64 ? "u64" : "u32"; };
+  if (constants) {
+    unsigned n = static_cast<unsigned>(rng.range(1, 3));
+    for (unsigned k = 0; k < n; ++k) {
+      Kind kind = std::array<Kind, 3>{Kind::B32, Kind::F32, Kind::B64}[rng.weighted({60, 25, 15})];
+      Value r = newReg(kind, ic.flow);
+      emit(fmt::format("mov.{} \t{}, {}", movType(kind), r.text, constantOf(kind)));
+      define(r);
+      consts.push_back(r);
+    }
+    shape("switch.constants");
+  }
+  // A 16-bit copy of the selector for the tests (cicc writes them for small selectors).
+  if (narrow) {
+    Value s16 = newReg(Kind::B16, sel.uni);
+    emit(fmt::format("cvt.u16.u32 \t{}, {}", s16.text, sel.text));
+    sel = s16;
+    shape("switch.16bit");
+  }
+  const char* sTy = narrow ? "s16" : "s32";
+  const char* uTy = narrow ? "u16" : "u32";
+  const Kind selKind = narrow ? Kind::B16 : Kind::B32;
+  // One test of a run: an equality for a single value, else a range check on the selector
+  // minus the run's first value (unsigned: values below the run wrap to large numbers).
+  auto testRun = [&](const Run& r, const Value& s, Uni uni, int64_t base) {
+    Value p = newReg(Kind::Pred, uni);
+    if (r.lo == r.hi) {
+      emit(fmt::format("setp.eq.{} \t{}, {}, {}", sTy, p.text, s.text, r.lo + base));
+      branch(p, false, r.label);
+      return;
+    }
+    Value t = newReg(selKind, uni);
+    if (rng.coin()) {
+      emit(fmt::format("add.{} \t{}, {}, {}", sTy, t.text, s.text, -(r.lo + base)));
+    } else {
+      emit(fmt::format("sub.{} \t{}, {}, {}", sTy, t.text, s.text, r.lo + base));
+    }
+    int64_t len = r.hi - r.lo + 1;
+    switch (rng.below(3)) {
+      case 0:
+        emit(fmt::format("setp.lt.{} \t{}, {}, {}", uTy, p.text, t.text, len));
+        branch(p, false, r.label);
+        break;
+      case 1:
+        emit(fmt::format("setp.le.{} \t{}, {}, {}", uTy, p.text, t.text, len - 1));
+        branch(p, false, r.label);
+        break;
+      default:
+        emit(fmt::format("setp.ge.{} \t{}, {}, {}", uTy, p.text, t.text, len));
+        branch(p, true, r.label);
+        break;
+    }
+  };
+
   // Case labels; neighbouring values share a body now and then.
   std::vector<Case> cases;
   std::vector<std::string> bodies;  // distinct labels in layout order
   for (size_t k = 0; k < values.size(); ++k) {
-    if (!bodies.empty() && rng.chance(15)) {
+    if (!bodies.empty() && rng.chance(ranges ? 45 : 15)) {
       cases.push_back({values[k], bodies.back()});
     } else {
       bodies.push_back(newLabel("case"));
@@ -72,21 +173,29 @@ void Gen::genSwitch(const Ctx& c, unsigned budget) {
   switch (form) {
     case 0: {  // cascade, optionally on a shifted selector
       int64_t base = rng.chance(30) ? rng.range(1, 100) : 0;
+      if (negativeBase && rng.coin()) base = -rng.range(1, 100);
       Value s = sel;
       if (base) {
-        s = newReg(Kind::B32, sel.uni);
-        emit(fmt::format("add.s32 \t{}, {}, {}", s.text, sel.text, base));
+        s = newReg(selKind, sel.uni);
+        emit(fmt::format("add.{} \t{}, {}, {}", sTy, s.text, sel.text, base));
       }
-      std::vector<Case> order = cases;
-      if (rng.chance(30)) rng.shuffle(order);
-      for (const Case& k : order) {
-        Value p = newReg(Kind::Pred, sel.uni);
-        if (rng.chance(80)) {
-          emit(fmt::format("setp.eq.s32 \t{}, {}, {}", p.text, s.text, k.value + base));
-          branch(p, false, k.label);
-        } else {
-          emit(fmt::format("setp.ne.s32 \t{}, {}, {}", p.text, s.text, k.value + base));
-          branch(p, true, k.label);
+      if (ranges) {
+        std::vector<Run> runs = runsOf(cases);
+        if (rng.chance(30)) rng.shuffle(runs);
+        for (const Run& r : runs) testRun(r, s, sel.uni, base);
+        shape("switch.ranges");
+      } else {
+        std::vector<Case> order = cases;
+        if (rng.chance(30)) rng.shuffle(order);
+        for (const Case& k : order) {
+          Value p = newReg(Kind::Pred, sel.uni);
+          if (rng.chance(80)) {
+            emit(fmt::format("setp.eq.{} \t{}, {}, {}", sTy, p.text, s.text, k.value + base));
+            branch(p, false, k.label);
+          } else {
+            emit(fmt::format("setp.ne.{} \t{}, {}, {}", sTy, p.text, s.text, k.value + base));
+            branch(p, true, k.label);
+          }
         }
       }
       jump(def);
@@ -95,18 +204,32 @@ void Gen::genSwitch(const Ctx& c, unsigned budget) {
     }
     case 1: {  // balanced compare tree
       int64_t base = rng.chance(30) ? rng.range(1, 100) : 0;
+      if (negativeBase && !unsignedSplits && rng.coin()) base = -rng.range(1, 100);
       Value s = sel;
       if (base) {
-        s = newReg(Kind::B32, sel.uni);
-        emit(fmt::format("add.s32 \t{}, {}, {}", s.text, sel.text, base));
+        s = newReg(selKind, sel.uni);
+        emit(fmt::format("add.{} \t{}, {}, {}", sTy, s.text, sel.text, base));
       }
-      // Recursive on [lo, hi) of the sorted cases.
+      // Over runs of values with one target when `ranges`, else over single values.
+      std::vector<Run> runs;
+      if (ranges) {
+        runs = runsOf(cases);
+      } else {
+        for (const Case& k : cases) runs.push_back({k.value, k.value, k.label});
+      }
+      // Unsigned splits are sound here: every compared value is non-negative.
+      const char* splitTy = unsignedSplits ? uTy : sTy;
+      // Recursive on [lo, hi) of the sorted runs.
       auto tree = [&](auto&& self, size_t lo, size_t hi) -> void {
         if (hi - lo <= 3) {
           for (size_t k = lo; k < hi; ++k) {
+            if (ranges) {
+              testRun(runs[k], s, sel.uni, base);
+              continue;
+            }
             Value p = newReg(Kind::Pred, sel.uni);
-            emit(fmt::format("setp.eq.s32 \t{}, {}, {}", p.text, s.text, cases[k].value + base));
-            branch(p, false, cases[k].label);
+            emit(fmt::format("setp.eq.{} \t{}, {}, {}", sTy, p.text, s.text, runs[k].lo + base));
+            branch(p, false, runs[k].label);
           }
           jump(def);
           return;
@@ -115,18 +238,20 @@ void Gen::genSwitch(const Ctx& c, unsigned budget) {
         std::string right = newLabel("sw_right");
         Value p = newReg(Kind::Pred, sel.uni);
         if (rng.coin()) {
-          emit(fmt::format("setp.gt.s32 \t{}, {}, {}", p.text, s.text, cases[mid - 1].value + base));
+          emit(fmt::format("setp.gt.{} \t{}, {}, {}", splitTy, p.text, s.text, runs[mid - 1].hi + base));
           branch(p, false, right);
         } else {
-          emit(fmt::format("setp.lt.s32 \t{}, {}, {}", p.text, s.text, cases[mid].value + base));
+          emit(fmt::format("setp.lt.{} \t{}, {}, {}", splitTy, p.text, s.text, runs[mid].lo + base));
           branch(p, true, right);
         }
         self(self, lo, mid);
         label(right);
         self(self, mid, hi);
       };
-      tree(tree, 0, cases.size());
+      tree(tree, 0, runs.size());
       shape("switch.tree");
+      if (ranges) shape("switch.ranges");
+      if (unsignedSplits) shape("switch.unsigned-splits");
       break;
     }
     default: {  // jump table
@@ -151,11 +276,19 @@ void Gen::genSwitch(const Ctx& c, unsigned budget) {
   if (hasDefault) shape("switch.default");
 
   unsigned caseBudget = std::max<unsigned>(1, budget / static_cast<unsigned>(bodies.size() + 1));
+  auto assignConstants = [&] {
+    for (const Value& r : consts)
+      if (rng.chance(85)) emit(fmt::format("mov.{} \t{}, {}", movType(r.kind), r.text, constantOf(r.kind)));
+  };
   for (size_t k = 0; k < bodies.size(); ++k) {
     label(bodies[k]);
-    pushScope();
-    genSeq(ic, static_cast<unsigned>(rng.small(1, std::max<unsigned>(1, std::min<unsigned>(caseBudget, 12)))));
-    popScope();
+    if (constants) {
+      assignConstants();
+    } else {
+      pushScope();
+      genSeq(ic, static_cast<unsigned>(rng.small(1, std::max<unsigned>(1, std::min<unsigned>(caseBudget, 12)))));
+      popScope();
+    }
     bool last = k + 1 == bodies.size();
     if (!last && rng.chance(12)) {
       shape("switch.fallthrough");
@@ -165,11 +298,22 @@ void Gen::genSwitch(const Ctx& c, unsigned budget) {
   }
   if (hasDefault) {
     label(def);
-    pushScope();
-    genSeq(ic, static_cast<unsigned>(rng.small(1, std::max<unsigned>(1, std::min<unsigned>(caseBudget, 8)))));
-    popScope();
+    if (constants && rng.chance(75)) {
+      assignConstants();
+    } else {
+      pushScope();
+      genSeq(ic, static_cast<unsigned>(rng.small(1, std::max<unsigned>(1, std::min<unsigned>(caseBudget, 8)))));
+      popScope();
+    }
   }
   label(end);
+  // The constants reach the output through the thread's scratch slots.
+  for (const Value& r : consts) {
+    if (!fn_->env.outp) break;
+    unsigned off = 8 * (kVarSlots + static_cast<unsigned>(rng.below(kScratchSlots)));
+    const char* ty = r.kind == Kind::F32 ? "f32" : r.kind == Kind::B64 ? "u64" : "u32";
+    emit(fmt::format("st.global.{} \t[{}+{}], {}", ty, fn_->env.outp.text, off, r.text));
+  }
 }
 
 }  // namespace ptxopt::fuzz

@@ -188,7 +188,11 @@ bool parseShape(std::string_view text, OperandShape& shape, std::string& error) 
             shape.typeClasses |= static_cast<uint8_t>(1u << static_cast<unsigned>(n.cls));
             return true;
           }
-        error = "unknown type class '" + std::string(c) + "' (b, u, s, f, pred)";
+        if (std::optional<ScalarType> t = modType(lookupKnownMod("." + std::string(c)))) {
+          shape.types |= uint64_t(1) << static_cast<unsigned>(*t);
+          return true;
+        }
+        error = "unknown type class '" + std::string(c) + "' (b, u, s, f, pred, or a type: f32)";
         return false;
       }))
     return false;
@@ -388,7 +392,9 @@ std::string describeShapes(const Instruction& inst) {
 std::string describeTypeClasses(const OperandShape& shape) {
   std::string out;
   for (const TypeClassName& n : kTypeClassNames)
-    if (shape.allowsClass(n.cls)) out += (out.empty() ? "" : ", ") + std::string(n.prefix);
+    if (shape.typeClasses == 0 ? shape.types == 0 : shape.allowsClass(n.cls)) out += (out.empty() ? "" : ", ") + std::string(n.prefix);
+  for (unsigned t = 0; t < 64; ++t)
+    if ((shape.types >> t) & 1) out += (out.empty() ? "" : ", ") + std::string(typeName(static_cast<ScalarType>(t)));
   return out;
 }
 

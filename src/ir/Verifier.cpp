@@ -23,12 +23,17 @@ bool regFits(ScalarType reg, ScalarType want, bool wider) {
 }
 
 // Immediates: integers where an integer, bit or predicate operand is read, float literals
-// where a float or bit operand is read (ptxas rejects `add.f32 %f1, %f2, 1`).
+// where a float operand is read (ptxas rejects `add.f32 %f1, %f2, 1`), and where a bit operand
+// of the literal's width is: 0f... for .b32, 0d... and decimal ones for .b64 (ptxas rejects
+// `shl.b64 %rd1, 0f3F800000, 2` and `mov.b32 %r1, 1.0`).
 bool immediateFits(const Operand& o, ScalarType want) {
   if (want == ScalarType::None) return true;
   TypeClass wc = typeClass(want);
-  if (wc == TypeClass::Opaque || wc == TypeClass::Bit) return true;
-  if (o.kind == OperandKind::FImm) return wc == TypeClass::Float;
+  if (wc == TypeClass::Opaque) return true;
+  if (o.kind == OperandKind::FImm) {
+    if (wc == TypeClass::Bit) return typeBits(want) == (static_cast<FloatForm>(o.aux) == FloatForm::F32Hex ? 32u : 64u);
+    return wc == TypeClass::Float;
+  }
   return wc != TypeClass::Float;
 }
 
@@ -197,7 +202,7 @@ class FunctionVerifier {
                          " (.s32, .f32, ...)" + (unknown.empty() ? "" : "; " + unknown + " is not a type"));
       return;
     }
-    if (shape->typeClasses && i.type(0) != ScalarType::None && !shape->allowsClass(typeClass(i.type(0)))) {
+    if (shape->restrictsType() && i.type(0) != ScalarType::None && !shape->allowsType(i.type(0))) {
       error(i.loc(), "'" + name + "' does not take type '" + std::string(typeName(i.type(0))) + "'" +
                          withCondition(*shape, i) + " (it takes " + describeTypeClasses(*shape) + " types)");
       return;

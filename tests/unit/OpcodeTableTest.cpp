@@ -92,7 +92,7 @@ TEST(Signatures, GrammarErrorsAreReported) {
   EXPECT_TRUE(parseSignature("[.red] d:T = a:u32, c:pred; a:u32, b?:u32", sig, error)) << error;
   EXPECT_EQ(sig.fixedDefs, Signature::kDefsVary);
   EXPECT_FALSE(parseSignature("T(u q) d:T = a:T", sig, error));
-  EXPECT_EQ(error, "unknown type class 'q' (b, u, s, f, pred)");
+  EXPECT_EQ(error, "unknown type class 'q' (b, u, s, f, pred, or a type: f32)");
   EXPECT_FALSE(parseSignature("T(u s d:T = a:T", sig, error));
   EXPECT_EQ(error, "unclosed type-class list");
   ASSERT_TRUE(parseSignature("[.lo] T(u s) d:T = a:T; T(f) d:T = a:T", sig, error)) << error;
@@ -100,6 +100,13 @@ TEST(Signatures, GrammarErrorsAreReported) {
   EXPECT_FALSE(sig.shapes[0].allowsClass(TypeClass::Float));
   EXPECT_TRUE(sig.shapes[1].allowsClass(TypeClass::Float));
   EXPECT_FALSE(sig.shapes[1].allowsClass(TypeClass::Bit));
+  // Single types beside classes: max's three-input shape takes .f32 only.
+  ASSERT_TRUE(parseSignature("T(u s f) d:T = a:T, b:T; T(f32) d:T = a:T, b:T, c:T", sig, error)) << error;
+  EXPECT_TRUE(sig.shapes[1].allowsType(ScalarType::F32));
+  EXPECT_FALSE(sig.shapes[1].allowsType(ScalarType::F64));
+  EXPECT_FALSE(sig.shapes[1].allowsType(ScalarType::S32));
+  EXPECT_TRUE(sig.shapes[0].allowsType(ScalarType::S32));
+  EXPECT_EQ(describeTypeClasses(sig.shapes[1]), ".f32");
   EXPECT_TRUE(parseSignature("@target", sig, error));
   EXPECT_TRUE(sig.labelAt(0));
   EXPECT_FALSE(sig.labelAt(1));

@@ -26,6 +26,7 @@ struct RunCommand {
   unsigned randomSchedules = 0;
   bool barrierHeavy = false;
   bool ifElseHeavy = false;
+  bool switchHeavy = false;
   std::string size = "random";
   std::string kernel, launch;       // one given kernel instead of generated ones
   bool quiet = false;

@@ -33,6 +33,7 @@ struct GenOptions {
   bool convergenceDependent = false;
   bool barrierHeavy = false;
   bool ifElseHeavy = false;
+  bool switchHeavy = false;
   bool stats = false;
 };
 
@@ -45,6 +46,7 @@ void addGen(CLI::App& app, GenOptions& o) {
   gen->add_flag("--no-warp-sz", o.noWarpSz, "never read the warp size through WARP_SZ");
   gen->add_flag("--barrier-heavy", o.barrierHeavy, "four times the barriers, twice the shared-memory exchanges");
   gen->add_flag("--ifelse-heavy", o.ifElseHeavy, "three times the conditionals, twice the arithmetic (if-conversion)");
+  gen->add_flag("--switch-heavy", o.switchHeavy, "five times the switches, in more shapes, half of them assigning constants");
   gen->add_flag("--no-approx", o.noApprox, "no .approx or transcendental float operations");
   gen->add_flag("--no-calls", o.noCalls, "no .func callees");
   gen->add_flag("--convergence-dependent", o.convergenceDependent,
@@ -58,6 +60,7 @@ int runGen(const GenOptions& o) {
   g.size = *fuzz::parseKernelSize(o.size);
   g.barrierHeavy = o.barrierHeavy;
   g.ifElseHeavy = o.ifElseHeavy;
+  g.switchHeavy = o.switchHeavy;
   g.useWarpSz = !o.noWarpSz;
   g.approxMath = !o.noApprox;
   g.calls = !o.noCalls;

@@ -52,6 +52,11 @@ struct GeneratorOptions {
   // (the sides that if-conversion speculates): kernels for predication and select. Off: the
   // default draws.
   bool ifElseHeavy = false;
+  // Five times the switches, with more cases, more shapes (16-bit selectors, negative and
+  // shifted case values, LLVM-style range checks for runs of values with one target, unsigned
+  // splits) and half of them with bodies that only assign constants (the value-table shape):
+  // kernels for switch-opt. Off: the default draws.
+  bool switchHeavy = false;
 };
 
 struct GeneratedKernel {

@@ -63,9 +63,16 @@ struct OperandShape {
   uint8_t minOps = 0;     // operands without the optional ones
   uint8_t numDefs = 0;    // leading written operands (0 or 1)
   bool usesT = false, usesT2 = false;
-  // The classes the instruction type T may have (a bit per TypeClass); 0: any.
+  // The classes the instruction type T may have (a bit per TypeClass), and single types it may
+  // have besides (a bit per ScalarType: `T(u s f32)`); both 0: any.
   uint8_t typeClasses = 0;
+  uint64_t types = 0;
   bool allowsClass(TypeClass c) const { return typeClasses == 0 || (typeClasses >> static_cast<unsigned>(c)) & 1; }
+  bool restrictsType() const { return typeClasses != 0 || types != 0; }
+  bool allowsType(ScalarType t) const {
+    return !restrictsType() || ((typeClasses >> static_cast<unsigned>(typeClass(t))) & 1) ||
+           ((types >> static_cast<unsigned>(t)) & 1);
+  }
 };
 
 enum class SignatureForm : uint8_t {
