@@ -23,6 +23,16 @@ bool parseKnobValue(const KnobSpec& spec, std::string_view text, std::string& er
       error = "expected true or false, found '" + std::string(text) + "'";
       return false;
     case KnobType::String: return true;
+    case KnobType::Choice: {
+      std::string_view rest = spec.choices;
+      while (!rest.empty()) {
+        size_t sp = rest.find(' ');
+        if (rest.substr(0, sp) == text) return true;
+        rest = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp + 1);
+      }
+      error = "expected one of " + std::string(spec.choices) + ", found '" + std::string(text) + "'";
+      return false;
+    }
     case KnobType::Float: {
       double v;
       auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);

@@ -32,8 +32,10 @@
 #include "ptxopt/ir/Cfg.h"
 #include "ptxopt/ir/Module.h"
 #include "ptxopt/ir/Semantics.h"
-#include "ptxopt/support/FloatBits.h"
 #include "ptxopt/passes/Passes.h"
+#include "ptxopt/support/FloatBits.h"
+
+#include "IfRegion.h"
 
 namespace ptxopt {
 
@@ -69,6 +71,9 @@ class SwitchOpt : public Pass {
     maxSpan_ = k.getInt("max-span");
     budget_ = k.getInt("budget");
     valueTable_ = k.getBool("value-table");
+    lowering_ = k.getString("lowering");
+    bstGain_ = k.getInt("bst-gain");
+    predicateLimit_ = k.getInt("predicate-limit");
     maxTableBytes_ = k.getInt("max-table-bytes");
     bool changed = false;
     tried_.clear();
@@ -266,26 +271,47 @@ class SwitchOpt : public Pass {
     BasicBlock* dflt = below ? below : above;
     if (!dflt || (below && above && below != above))
       return refuse("no-default", "the values below and above the constants go to different blocks");
-    if (hi - lo + 1 > 4 * maxSpan_) return refuse("span", "constants spread over more than 4 x max-span values");
-    std::map<int64_t, BasicBlock*> cases;
-    for (int64_t v = lo; v <= hi; ++v) {
-      BasicBlock* t = target(v);
+    // Between two consecutive points every value takes the same path: the runs of values with
+    // one target other than the default follow from one evaluation per point.
+    std::vector<Run> runs;
+    for (auto it = edges.begin(); it != edges.end(); ++it) {
+      auto next = std::next(it);
+      int64_t from = *it, to = next == edges.end() ? *it : *next - 1;
+      BasicBlock* t = target(from);
       if (!t) return refuse("cycle", "the tests form a cycle");
-      if (t != dflt) cases[v] = t;
+      if (t == dflt) continue;
+      if (!runs.empty() && runs.back().hi + 1 == from && runs.back().target == t)
+        runs.back().hi = to;
+      else
+        runs.push_back({from, to, t});
     }
-    if (cases.empty()) return refuse("no-cases", "every value reaches the default");
-    int64_t first = cases.begin()->first, last = cases.rbegin()->first, span = last - first + 1;
-    double density = double(cases.size()) / double(span);
-    where += ": " + std::to_string(cases.size()) + " cases over " + std::to_string(span) + " values";
-    if (int64_t(cases.size()) < minCases_)
-      return refuse("cost", std::to_string(cases.size()) + " cases against min-cases " + std::to_string(minCases_));
-    if (span > maxSpan_) return refuse("cost", "a span of " + std::to_string(span) + " against max-span " + std::to_string(maxSpan_));
-    if (density < minDensity_)
-      return refuse("cost", "density " + std::to_string(density).substr(0, 4) + " against min-density " +
-                                std::to_string(minDensity_).substr(0, 4));
+    if (runs.empty()) return refuse("no-cases", "every value reaches the default");
+    int64_t ncases = 0;
+    for (const Run& r : runs) ncases += r.hi - r.lo + 1;
+    int64_t first = runs.front().lo, last = runs.back().hi, span = last - first + 1;
+    double density = double(ncases) / double(span);
+    where += ": " + std::to_string(ncases) + " cases over " + std::to_string(span) + " values";
+    // Each value of a table's span and its target, where a table is possible.
+    std::map<int64_t, BasicBlock*> cases;
+    if (span <= maxSpan_)
+      for (const Run& r : runs)
+        for (int64_t v = r.lo; v <= r.hi; ++v) cases[v] = r.target;
+    // What speaks against a table.
+    std::string costWhy;
+    if (ncases < minCases_)
+      costWhy = std::to_string(ncases) + " cases against min-cases " + std::to_string(minCases_);
+    else if (span > maxSpan_)
+      costWhy = "a span of " + std::to_string(span) + " against max-span " + std::to_string(maxSpan_);
+    else if (density < minDensity_)
+      costWhy = "density " + std::to_string(density).substr(0, 4) + " against min-density " + std::to_string(minDensity_).substr(0, 4);
+    const bool divergent = !uniformSelector(rootBlock);
+    const bool tryPredicate = lowering_ == "predicate" || (lowering_ == "auto" && divergent && predicateLimit_ > 0);
+    const bool profiled = lowering_ == "auto" && ctx_->branchCounts(*root.bra) != nullptr;
+    if (lowering_ == "auto" && !costWhy.empty() && divergent && !tryPredicate && !profiled) return refuse("cost", costWhy);
+    if (lowering_ == "table" && span > maxSpan_) return refuse("cost", costWhy);
     // The tests' predicates no longer get their values.
     std::set<BasicBlock*> targets{dflt};
-    for (auto& [v, b] : cases) targets.insert(b);
+    for (const Run& r : runs) targets.insert(r.target);
     for (auto& [b, t] : tests)
       for (BasicBlock* l : targets)
         if (lv.liveIn[l->id()].test(t.pred) || (t.add && lv.liveIn[l->id()].test(t.tmp)))
@@ -293,15 +319,91 @@ class SwitchOpt : public Pass {
                                     " of the test at line " + std::to_string(t.bra->loc().line) + " is read later");
     for (BasicBlock* l : targets)
       if (!l->hasLabel() && l == f_->entry()) return refuse("entry", "a case reaches the entry block");
-    if (valueTable_) {
-      std::string why;
-      if (std::optional<ValueTable> vt = planValueTable(rootBlock, root, tests, cases, dflt, first, last, lv, why)) {
-        emitValueTable(rootIndex, root, *vt, first, span, where, density);
-        ctx_->count("cases", cases.size());
-        return true;
+
+    // The branch-free lowerings' plans, where they apply.
+    std::string vtWhy = "value tables are off", psWhy;
+    std::optional<ValueTable> vt;
+    if (valueTable_ && span <= maxSpan_) vt = planValueTable(rootBlock, root, tests, cases, dflt, first, last, lv, vtWhy);
+    else if (valueTable_) vtWhy = "a span over max-span";
+    std::optional<PredicatedSwitch> ps;
+    if (tryPredicate || lowering_ == "auto") ps = planPredicated(rootBlock, tests, runs, dflt, psWhy);
+    auto doValueTable = [&] {
+      emitValueTable(rootIndex, root, *vt, first, span, where, density);
+      ctx_->count("cases", ncases);
+      return true;
+    };
+    auto doPredicate = [&](const std::string& why) {
+      emitPredicated(rootIndex, root, runs, dflt, *ps);
+      ctx_->count("predicated");
+      ctx_->count("cases", ncases);
+      ctx_->remark(rootBlock, "predicate",
+                   where + ": " + std::to_string(ps->blocks.size()) + " blocks, " + std::to_string(ps->size) + " instructions, no branch (" +
+                       why + ")",
+                   {{"line", double(root.bra->loc().line)}, {"cases", double(ncases)}, {"instructions", double(ps->size)}});
+      return true;
+    };
+    std::string mode = lowering_;
+    // With a profile (auto): the lowering with the fewest expected warp instructions.
+    if (mode == "auto") {
+      if (std::optional<ProfileCosts> pc = profileCosts(tests, root, runs, dflt, ps ? &*ps : nullptr, vt ? &*vt : nullptr)) {
+        // On a tie the earlier wins: the branch-free forms, then the table, then the tree.
+        std::vector<std::pair<double, std::string>> options;
+        if (vt) options.push_back({pc->valueTable, "value-table"});
+        if (ps) options.push_back({pc->predicate, "predicate"});
+        if (span <= maxSpan_) options.push_back({pc->table, "table"});
+        if (!divergent) options.push_back({pc->bst, "bst"});
+        options.push_back({pc->tree, "keep"});
+        std::stable_sort(options.begin(), options.end(), [](auto& a, auto& b) { return a.first < b.first; });
+        std::string figures;
+        for (auto& [c, n] : options) figures += (figures.empty() ? "" : ", ") + n + " " + std::to_string(int64_t(c));
+        where += " (profile, expected warp instructions: " + figures + ")";
+        ctx_->count("profile-decisions");
+        const std::string& pick = options.front().second;
+        if (pick == "keep") return refuse("profile", "the tree costs least");
+        if (pick == "value-table") return doValueTable();
+        if (pick == "predicate") return doPredicate("the profile");
+        mode = pick;
       }
-      ctx_->remark(rootBlock, "no-value-table", where + ": " + why, {{"line", double(root.bra->loc().line)}});
     }
+    // Value tables first: no control flow and the fewest instructions.
+    if (mode == "auto" && costWhy.empty() && vt) return doValueTable();
+    // Predication: every case body, guarded by its own predicate, in one straight line.
+    if (tryPredicate && mode == lowering_) {
+      if (ps && lowering_ == "auto" && ps->size > predicateLimit_)
+        psWhy = std::to_string(ps->size) + " instructions in the bodies against predicate-limit " + std::to_string(predicateLimit_);
+      if (ps && psWhy.empty()) return doPredicate(divergent ? "divergent selector" : "uniform selector");
+      if (lowering_ == "predicate") return refuse("predicate", psWhy);
+      ctx_->remark(rootBlock, "no-predicate", where + ": " + psWhy, {{"line", double(root.bra->loc().line)}});
+      if (!costWhy.empty() && divergent) return refuse("cost", costWhy);
+    }
+    // Compare trees: a balanced search tree over the runs of values with one target, or a
+    // linear cascade. In auto mode a tree the table's cost model refused is rebuilt balanced
+    // when the selector is uniform (the warp walks one path) and that saves `bst-gain` tests
+    // on the longest path.
+    if (mode == "auto" && !costWhy.empty()) {
+      unsigned now = 0;
+      for (int64_t v : edges) now = std::max(now, testsOnPath(tests, rootBlock, v));
+      unsigned balanced = bstDepth(runs.size());
+      if (balanced + unsigned(bstGain_) > now)
+        return refuse("cost", costWhy + "; a balanced tree would test " + std::to_string(balanced) + " times on its longest path, the tree " +
+                                  std::to_string(now));
+      mode = "bst";
+      where += ", longest path " + std::to_string(now) + " tests";
+    }
+    if (mode == "bst" || mode == "cascade") {
+      for (BasicBlock* l : targets)
+        if (!l->hasLabel()) f_->addLabel(l, "$Lsw");
+      emitCompareTree(rootIndex, root, runs, dflt, mode == "bst");
+      ctx_->count(mode == "bst" ? "search-trees" : "cascades");
+      ctx_->count("cases", ncases);
+      ctx_->remark(rootBlock, mode == "bst" ? "search-tree" : "cascade",
+                   where + ": " + std::to_string(runs.size()) + " runs, " + std::to_string(mode == "bst" ? bstDepth(runs.size()) : runs.size()) +
+                       " tests on the longest path",
+                   {{"line", double(root.bra->loc().line)}, {"cases", double(ncases)}, {"runs", double(runs.size())}});
+      return true;
+    }
+    if (vt) return doValueTable();
+    if (valueTable_) ctx_->remark(rootBlock, "no-value-table", where + ": " + vtWhy, {{"line", double(root.bra->loc().line)}});
 
     // Lowering.
     for (BasicBlock* l : targets)
@@ -344,6 +446,261 @@ class SwitchOpt : public Pass {
     ctx_->remark(rootBlock, "jump-table", where + ", density " + std::to_string(density).substr(0, 4),
                  {{"line", double(root.bra->loc().line)}, {"cases", double(cases.size())}, {"span", double(span)}});
     return true;
+  }
+
+  // ---- compare trees ----------------------------------------------------------------------
+
+  // Consecutive case values with one target.
+  struct Run {
+    int64_t lo, hi;
+    BasicBlock* target;
+  };
+  // Leaves of a search tree test up to this many runs in a row.
+  static constexpr size_t kLeafRuns = 3;
+
+  // Tests on the longest path of the balanced tree emitCompareTree builds over `n` runs.
+  static unsigned bstDepth(size_t n) {
+    if (n <= kLeafRuns) return unsigned(n);
+    return 1 + std::max(bstDepth(n / 2), bstDepth(n - n / 2));
+  }
+
+  // Tests the value `v` passes through in the gathered tree.
+  unsigned testsOnPath(const std::unordered_map<BasicBlock*, Test>& tests, BasicBlock* b, int64_t v) const {
+    unsigned n = 0;
+    for (auto it = tests.find(b); it != tests.end() && n <= tests.size(); it = tests.find(b)) {
+      ++n;
+      b = skipJumps(holds(it->second, v) ? it->second.ifTrue : it->second.ifFalse);
+    }
+    return n;
+  }
+
+  bool uniformSelector(const BasicBlock* root) const { return !am_->get<UniformityAnalysis>().isDivergentBranch(root); }
+
+  // Replaces the root's test with a balanced search tree over `runs` (or a cascade, one test
+  // per run in order): `setp.gt` splits, then per run an equality or, for a run of several
+  // values, a range check on the selector minus the run's first value. Every path that
+  // matches no run ends at the default. The new blocks follow the root, each falling through
+  // to the next.
+  void emitCompareTree(size_t rootIndex, const Test& root, const std::vector<Run>& runs, BasicBlock* dflt, bool balanced) {
+    BasicBlock* cur = f_->blocks()[rootIndex];
+    auto& rv = cur->insts();
+    rv.erase(std::find(rv.begin(), rv.end(), root.bra));
+    rv.erase(std::find(rv.begin(), rv.end(), root.setp));
+    size_t insertAt = rootIndex + 1;
+    auto& blocks = f_->blocks();
+    auto start = [&](BasicBlock* b) {
+      blocks.insert(blocks.begin() + long(insertAt++), b);
+      cur = b;
+    };
+    ScalarType sTy = root.bits == 16 ? (root.isSigned ? ScalarType::S16 : ScalarType::U16) : (root.isSigned ? ScalarType::S32 : ScalarType::U32);
+    ScalarType uTy = root.bits == 16 ? ScalarType::U16 : ScalarType::U32;
+    auto imm = [&](int64_t v) {  // the value's bits as the selector's type writes them
+      return Operand::imm(root.bits == 16 ? int64_t(root.isSigned ? int16_t(v) : uint16_t(v)) : int64_t(root.isSigned ? int32_t(v) : uint32_t(v)));
+    };
+    auto test = [&](CmpOp cmp, ScalarType ty, RegId on, int64_t c, BasicBlock* to) {
+      RegId p = f_->addRegister(ScalarType::Pred, "%swp");
+      Instruction* s = f_->createInstruction(Opcode::Setp);
+      s->addMod(cmpMod(cmp));
+      s->addMod(typeMod(ty));
+      s->addOperand(Operand::reg(p));
+      s->addOperand(Operand::reg(on));
+      s->addOperand(ty == uTy && on != root.sel ? Operand::imm(c) : imm(c));
+      append(cur, root, s);
+      Instruction* b = f_->createInstruction(Opcode::Bra);
+      b->addOperand(Operand::label(to->label()));
+      b->setGuard(p, false);
+      append(cur, root, b);
+      tried_.insert(b);  // the new tree is not a switch to lower again
+      start(f_->createBlock());
+    };
+    auto testRun = [&](const Run& r) {
+      if (r.lo == r.hi) return test(CmpOp::Eq, sTy, root.sel, r.lo, r.target);
+      RegId t = f_->addRegister(uTy, "%swi");
+      Instruction* sub = f_->createInstruction(Opcode::Sub);
+      sub->addMod(typeMod(sTy));
+      sub->addOperand(Operand::reg(t));
+      sub->addOperand(Operand::reg(root.sel));
+      sub->addOperand(imm(r.lo));
+      append(cur, root, sub);
+      test(CmpOp::Lt, uTy, t, r.hi - r.lo + 1, r.target);
+    };
+    auto toDefault = [&] {
+      Instruction* b = f_->createInstruction(Opcode::Bra);
+      b->addOperand(Operand::label(dflt->label()));
+      append(cur, root, b);
+    };
+    auto tree = [&](auto&& self, size_t lo, size_t hi) -> void {
+      if (!balanced || hi - lo <= kLeafRuns) {
+        for (size_t k = lo; k < hi; ++k) testRun(runs[k]);
+        toDefault();
+        return;
+      }
+      size_t mid = lo + (hi - lo) / 2;
+      BasicBlock* right = f_->createBlock();
+      f_->addLabel(right, "$Lsw");
+      test(CmpOp::Gt, sTy, root.sel, runs[mid - 1].hi, right);
+      self(self, lo, mid);
+      start(right);
+      self(self, mid, hi);
+    };
+    tree(tree, 0, runs.size());
+  }
+
+  // ---- predicated switches ------------------------------------------------------------------
+  //
+  // When every target leads to one join block through blocks of predicable instructions (a
+  // chain: a case may fall through into the next), the switch becomes straight-line code: a
+  // predicate per target (an equality or range check per run, or-ed over the target's runs),
+  // the default's as none of them, then each block of the chains guarded by the or of the
+  // predicates of the targets whose chain holds it, a block after the blocks that lead into
+  // it. A thread runs exactly the blocks of its own target's chain, in order. Every predicate
+  // is computed before any block runs (a block may overwrite the selector).
+
+  struct PredicatedSwitch {
+    BasicBlock* join = nullptr;
+    std::vector<BasicBlock*> blocks;               // the chains' blocks, in the order they run
+    std::map<BasicBlock*, std::set<BasicBlock*>> by;  // block -> the targets whose chain holds it
+    int64_t size = 0;                              // instructions in the blocks
+  };
+
+  // The instructions of `b` without its closing unconditional bra, if every one is predicable
+  // and has no guard and `b` has one successor; nullopt otherwise.
+  std::optional<std::vector<Instruction*>> straightLine(BasicBlock* b) const {
+    if (b->succs().size() != 1) return std::nullopt;
+    std::vector<Instruction*> real;
+    for (Instruction* i : b->insts()) {
+      if (i == b->terminator() && i->is(Opcode::Bra) && !i->hasGuard()) continue;
+      if (!whyNotPredicable(*i).empty() || i->hasGuard()) return std::nullopt;
+      real.push_back(i);
+    }
+    return real;
+  }
+
+  std::optional<PredicatedSwitch> planPredicated(BasicBlock* rootBlock, const std::unordered_map<BasicBlock*, Test>& tests,
+                                                 const std::vector<Run>& runs, BasicBlock* dflt, std::string& why) {
+    std::set<BasicBlock*> targets{dflt};
+    for (const Run& r : runs) targets.insert(r.target);
+    // Each target's walk through straight-line blocks (at most 8).
+    std::map<BasicBlock*, std::vector<BasicBlock*>> walks;
+    for (BasicBlock* t : targets) {
+      std::vector<BasicBlock*>& w = walks[t];
+      for (BasicBlock* b = t; w.size() <= 8; b = skipJumps(b->succs()[0].to)) {
+        if (std::find(w.begin(), w.end(), b) != w.end()) break;
+        w.push_back(b);
+        if (!straightLine(b) || b == rootBlock || tests.count(b)) break;
+      }
+    }
+    // The join: the first block of the first walk that every walk reaches.
+    PredicatedSwitch ps;
+    for (BasicBlock* b : walks.begin()->second) {
+      bool everywhere = true;
+      for (auto& [t, w] : walks) everywhere &= std::find(w.begin(), w.end(), b) != w.end();
+      if (everywhere) {
+        ps.join = b;
+        break;
+      }
+    }
+    if (!ps.join) {
+      why = "the cases do not lead through straight-line code to one block";
+      return std::nullopt;
+    }
+    if (ps.join == rootBlock || tests.count(ps.join)) {
+      why = "the cases go back into the switch";
+      return std::nullopt;
+    }
+    std::map<BasicBlock*, size_t> depth;  // blocks to the join
+    for (auto& [t, w] : walks) {
+      size_t at = std::find(w.begin(), w.end(), ps.join) - w.begin();
+      for (size_t k = 0; k < at; ++k) {
+        if (w[k] == rootBlock || tests.count(w[k])) {
+          why = "a case leads back into the switch";
+          return std::nullopt;
+        }
+        ps.by[w[k]].insert(t);
+        depth[w[k]] = at - k;
+      }
+    }
+    if (ps.by.empty()) {
+      why = "no case does anything";
+      return std::nullopt;
+    }
+    for (auto& [b, ts] : ps.by) ps.size += int64_t(straightLine(b)->size());
+    // Farther from the join first (a block after every block that leads into it), then layout.
+    for (BasicBlock* b : f_->blocks())
+      if (ps.by.count(b)) ps.blocks.push_back(b);
+    std::stable_sort(ps.blocks.begin(), ps.blocks.end(), [&](BasicBlock* a, BasicBlock* b) { return depth[a] > depth[b]; });
+    return ps;
+  }
+
+  void emitPredicated(size_t rootIndex, const Test& root, const std::vector<Run>& runs, BasicBlock* dflt, const PredicatedSwitch& ps) {
+    BasicBlock* rootBlock = f_->blocks()[rootIndex];
+    auto& rv = rootBlock->insts();
+    rv.erase(std::find(rv.begin(), rv.end(), root.bra));
+    rv.erase(std::find(rv.begin(), rv.end(), root.setp));
+    if (!ps.join->hasLabel()) f_->addLabel(ps.join, "$Lsw");
+    ScalarType sTy = root.bits == 16 ? (root.isSigned ? ScalarType::S16 : ScalarType::U16) : (root.isSigned ? ScalarType::S32 : ScalarType::U32);
+    ScalarType uTy = root.bits == 16 ? ScalarType::U16 : ScalarType::U32;
+    auto imm = [&](int64_t v) {
+      return Operand::imm(root.bits == 16 ? int64_t(root.isSigned ? int16_t(v) : uint16_t(v)) : int64_t(root.isSigned ? int32_t(v) : uint32_t(v)));
+    };
+    auto setp = [&](CmpOp cmp, ScalarType ty, RegId on, Operand c) {
+      RegId p = f_->addRegister(ScalarType::Pred, "%swp");
+      Instruction* s = f_->createInstruction(Opcode::Setp);
+      s->addMod(cmpMod(cmp));
+      s->addMod(typeMod(ty));
+      s->addOperand(Operand::reg(p));
+      s->addOperand(Operand::reg(on));
+      s->addOperand(c);
+      append(rootBlock, root, s);
+      return p;
+    };
+    auto logic = [&](Opcode op, RegId a, RegId b) {
+      RegId p = f_->addRegister(ScalarType::Pred, "%swp");
+      Instruction* o = f_->createInstruction(op);
+      o->addMod(typeMod(ScalarType::Pred));
+      o->addOperand(Operand::reg(p));
+      o->addOperand(Operand::reg(a));
+      if (b != kNoReg) o->addOperand(Operand::reg(b));
+      append(rootBlock, root, o);
+      return p;
+    };
+    // One predicate per target, or-ed over its runs; the default's is none of them.
+    std::map<BasicBlock*, RegId> pred;
+    RegId any = kNoReg;
+    for (const Run& r : runs) {
+      RegId p;
+      if (r.lo == r.hi) {
+        p = setp(CmpOp::Eq, sTy, root.sel, imm(r.lo));
+      } else {
+        RegId t = f_->addRegister(uTy, "%swi");
+        Instruction* sub = f_->createInstruction(Opcode::Sub);
+        sub->addMod(typeMod(sTy));
+        sub->addOperand(Operand::reg(t));
+        sub->addOperand(Operand::reg(root.sel));
+        sub->addOperand(imm(r.lo));
+        append(rootBlock, root, sub);
+        p = setp(CmpOp::Lt, uTy, t, Operand::imm(r.hi - r.lo + 1));
+      }
+      auto [it, fresh] = pred.emplace(r.target, p);
+      if (!fresh) it->second = logic(Opcode::Or, it->second, p);
+      any = any == kNoReg ? p : logic(Opcode::Or, any, p);
+    }
+    if (dflt != ps.join) pred[dflt] = logic(Opcode::Not, any, kNoReg);
+    // A block's guard: the or of the predicates of the targets whose chain holds it.
+    for (BasicBlock* b : ps.blocks) {
+      RegId g = kNoReg;
+      for (BasicBlock* t : ps.by.at(b)) g = g == kNoReg ? pred.at(t) : logic(Opcode::Or, g, pred.at(t));
+      std::vector<Instruction*> body = *straightLine(b);
+      for (Instruction* i : body) {
+        Instruction* c = f_->cloneInstruction(*i);
+        c->setGuard(g, false);
+        c->setParent(rootBlock);
+        rootBlock->append(c);
+      }
+    }
+    Instruction* toJoin = f_->createInstruction(Opcode::Bra);
+    toJoin->addOperand(Operand::label(ps.join->label()));
+    append(rootBlock, root, toJoin);
   }
 
   static Instruction* place(const Test& root, Instruction* i) {
@@ -659,6 +1016,58 @@ class SwitchOpt : public Pass {
                  {{"line", double(root.bra->loc().line)}, {"span", double(span)}, {"registers", double(vt.columns.size())}});
   }
 
+  // ---- the profile's cost model ------------------------------------------------------------
+  //
+  // Expected warp instructions of each lowering, from the tests' branch counts: a warp issues a
+  // test (setp and bra) each time it reaches it, and a case block (its instructions and the
+  // jump to the join) each time any of its lanes reach it, which is the count of the edge into
+  // it (all lanes or some). A table reaches the same case blocks after about six instructions
+  // (index, range check, load of the target, brx); a value table issues its index, range
+  // check, address and one load per register, once; the predicated form issues its
+  // predicates and every body, once.
+  struct ProfileCosts {
+    double tree = 0, table = 0, valueTable = 0, predicate = 0, bst = 0;
+  };
+
+  std::optional<ProfileCosts> profileCosts(const std::unordered_map<BasicBlock*, Test>& tests, const Test& root,
+                                           const std::vector<Run>& runs, BasicBlock* dflt, const PredicatedSwitch* ps,
+                                           const ValueTable* vt) const {
+    const BranchCounts* rc = ctx_->branchCounts(*root.bra);
+    if (!rc || rc->indirect || rc->executions() == 0) return std::nullopt;
+    double runsE = double(rc->executions());
+    ProfileCosts pc;
+    std::map<BasicBlock*, double> reach;
+    for (auto& [b, t] : tests) {
+      const BranchCounts* c = ctx_->branchCounts(*t.bra);
+      if (!c || c->indirect) return std::nullopt;  // a test the profile does not know
+      pc.tree += 2.0 * double(c->executions());
+      double taken = double(c->allTaken + c->divergent), fall = double(c->allNotTaken + c->divergent);
+      bool trueTaken = !t.bra->guardNegated();
+      for (bool side : {true, false}) {
+        BasicBlock* to = skipJumps(side ? t.ifTrue : t.ifFalse);
+        if (!tests.count(to)) reach[to] += side == trueTaken ? taken : fall;
+      }
+    }
+    double bodies = 0;
+    for (auto& [b, n] : reach) {
+      double size = 1;  // the jump to the join
+      for (Instruction* i : b->insts())
+        if (!i->info().isPseudo() && i != b->terminator()) size += 1;
+      bodies += n * size;
+    }
+    pc.tree += bodies;
+    pc.table = 6.0 * runsE + bodies;
+    pc.bst = 2.0 * double(bstDepth(runs.size())) * runsE + bodies;  // a uniform selector: one path, at most this long
+    if (vt) pc.valueTable = runsE * (5.0 + double(vt->columns.size()) + (vt->branchDefault ? 2.0 : 0.0));
+    if (ps) {
+      double preds = 0;
+      for (const Run& r : runs) preds += r.lo == r.hi ? 2.0 : 3.0;  // setp (sub) and the or into `any`
+      pc.predicate = runsE * (preds + double(ps->size) + double(ps->blocks.size()) + 1.0);
+    }
+    (void)dflt;
+    return pc;
+  }
+
   Function* f_ = nullptr;
   FunctionAnalysisManager* am_ = nullptr;
   PassContext* ctx_ = nullptr;
@@ -666,6 +1075,8 @@ class SwitchOpt : public Pass {
   std::unordered_set<const Instruction*> tried_;
   int64_t minCases_ = 4, maxSpan_ = 256, budget_ = 64, maxTableBytes_ = 1024;
   bool valueTable_ = true;
+  std::string lowering_ = "auto";
+  int64_t bstGain_ = 2, predicateLimit_ = 0;
   double minDensity_ = 0.4;
 };
 
@@ -682,6 +1093,14 @@ PassInfo switchOptPassInfo() {
               {"budget", KnobType::Int, "64", "most compare tests gathered into one switch (the seed's SwitchOptBudget)"},
               {"value-table", KnobType::Bool, "true", "a switch whose cases only assign constants becomes a table of those constants and loads"},
               {"max-table-bytes", KnobType::Int, "1024", "largest value table"},
+              {"lowering", KnobType::Choice, "auto",
+               "auto: predication within predicate-limit for a divergent selector, else a table where the cost model allows it, else a "
+               "balanced search tree for a uniform selector when it saves bst-gain tests; table, bst, cascade or predicate: that "
+               "lowering for every switch found (tables still within max-span)",
+               false, "auto table bst cascade predicate"},
+              {"predicate-limit", KnobType::Int, "0",
+               "auto, divergent selector: predicate the whole switch when its case bodies hold at most this many instructions (0: never)"},
+              {"bst-gain", KnobType::Int, "2", "tests a balanced search tree must save on the longest path to replace a tree (auto)"},
           },
           [] { return std::make_unique<SwitchOpt>(); }};
 }

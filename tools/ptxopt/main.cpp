@@ -1,5 +1,6 @@
 // ptxopt: PTX in, optimized PTX out.
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -34,8 +35,14 @@ void listPasses() {
       const char* type = k.type == ptxopt::KnobType::Int    ? "int"
                          : k.type == ptxopt::KnobType::Bool ? "bool"
                          : k.type == ptxopt::KnobType::String ? "string"
+                         : k.type == ptxopt::KnobType::Choice ? "choice"
                                                               : "float";
-      out += fmt::format("  {:<12}   --knob {}.{}=<{}> (default {}): {}\n", "", p.name, k.name, type, k.defaultValue, k.help);
+      std::string shown = type;
+      if (k.type == ptxopt::KnobType::Choice) {
+        shown = std::string(k.choices);
+        std::replace(shown.begin(), shown.end(), ' ', '|');
+      }
+      out += fmt::format("  {:<12}   --knob {}.{}=<{}> (default {}): {}\n", "", p.name, k.name, shown, k.defaultValue, k.help);
     }
   }
   out += "pipelines:\n";

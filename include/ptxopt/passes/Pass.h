@@ -19,7 +19,8 @@
 
 namespace ptxopt {
 
-enum class KnobType : uint8_t { Int, Bool, Float, String };
+// Choice: one of the words of KnobSpec::choices.
+enum class KnobType : uint8_t { Int, Bool, Float, String, Choice };
 
 struct KnobSpec {
   std::string_view name;  // "max-thread-depth"; on the command line "branch-opt.max-thread-depth"
@@ -29,6 +30,7 @@ struct KnobSpec {
   // A setting other than the default may miscompile on purpose (dead-sync.ignore-call-safety,
   // the seed's aggressive default): random fuzzing pipelines leave it at its default.
   bool unsound = false;
+  std::string_view choices = {};  // Choice: the values, separated by spaces
 };
 
 // Parses a knob value for its type; false with `error` set when it does not parse.
