@@ -409,21 +409,7 @@ class SwitchOpt : public Pass {
     for (BasicBlock* l : targets)
       if (!l->hasLabel()) f_->addLabel(l, "$Lsw");
     RegId idx = emitIndex(rootBlock, root, first);
-    RegId oor = f_->addRegister(ScalarType::Pred, "%swp");
-    auto& rv = rootBlock->insts();
-    Instruction* check = f_->createInstruction(Opcode::Setp);
-    check->addMod(cmpMod(CmpOp::Gt));
-    check->addMod(typeMod(ScalarType::U32));
-    check->addOperand(Operand::reg(oor));
-    check->addOperand(Operand::reg(idx));
-    check->addOperand(Operand::imm(span - 1));
-    Instruction* toDefault = f_->createInstruction(Opcode::Bra);
-    toDefault->addOperand(Operand::label(dflt->label()));
-    toDefault->setGuard(oor, false);
-    for (Instruction* i : {check, toDefault}) {
-      place(root, i)->setParent(rootBlock);
-      rv.push_back(i);
-    }
+    emitRangeCheck(rootBlock, root, idx, span, dflt);
     BasicBlock* dispatch = f_->createBlock();
     Instruction* table = f_->createInstruction(Opcode::BranchTargets);
     uint32_t tableName = f_->parent()->intern(f_->freshName("$Lswt"));
@@ -476,6 +462,55 @@ class SwitchOpt : public Pass {
 
   bool uniformSelector(const BasicBlock* root) const { return !am_->get<UniformityAnalysis>().isDivergentBranch(root); }
 
+  // The selector's signed-or-unsigned type as the tree reads it, and its unsigned type.
+  static ScalarType selectorType(const Test& root) {
+    if (root.bits == 16) return root.isSigned ? ScalarType::S16 : ScalarType::U16;
+    return root.isSigned ? ScalarType::S32 : ScalarType::U32;
+  }
+  static ScalarType unsignedType(const Test& root) { return root.bits == 16 ? ScalarType::U16 : ScalarType::U32; }
+  // A value of the tree's domain as an immediate of the selector's type.
+  static Operand selectorImm(const Test& root, int64_t v) {
+    if (root.bits == 16) return Operand::imm(root.isSigned ? int64_t(int16_t(v)) : int64_t(uint16_t(v)));
+    return Operand::imm(root.isSigned ? int64_t(int32_t(v)) : int64_t(uint32_t(v)));
+  }
+
+  // Appends `setp.CMP.TY %p, ON, C` to `b`; returns %p.
+  RegId emitSetp(BasicBlock* b, const Test& root, CmpOp cmp, ScalarType ty, RegId on, Operand c) {
+    RegId p = f_->addRegister(ScalarType::Pred, "%swp");
+    Instruction* s = f_->createInstruction(Opcode::Setp);
+    s->addMod(cmpMod(cmp));
+    s->addMod(typeMod(ty));
+    s->addOperand(Operand::reg(p));
+    s->addOperand(Operand::reg(on));
+    s->addOperand(c);
+    append(b, root, s);
+    return p;
+  }
+
+  // Appends to `b` the predicate "the selector is in run `r`": an equality for one value, else
+  // the selector minus the run's first value, unsigned below the run's length.
+  RegId emitRunPredicate(BasicBlock* b, const Test& root, const Run& r) {
+    if (r.lo == r.hi) return emitSetp(b, root, CmpOp::Eq, selectorType(root), root.sel, selectorImm(root, r.lo));
+    RegId t = f_->addRegister(unsignedType(root), "%swi");
+    Instruction* sub = f_->createInstruction(Opcode::Sub);
+    sub->addMod(typeMod(selectorType(root)));
+    sub->addOperand(Operand::reg(t));
+    sub->addOperand(Operand::reg(root.sel));
+    sub->addOperand(selectorImm(root, r.lo));
+    append(b, root, sub);
+    return emitSetp(b, root, CmpOp::Lt, unsignedType(root), t, Operand::imm(r.hi - r.lo + 1));
+  }
+
+  // Appends a table's range check to `b`: `setp.gt.u32 %p, IDX, SPAN-1; @%p bra DEFAULT` (a value
+  // below the table's first wrapped around to a large unsigned number).
+  void emitRangeCheck(BasicBlock* b, const Test& root, RegId idx, int64_t span, BasicBlock* dflt) {
+    RegId p = emitSetp(b, root, CmpOp::Gt, ScalarType::U32, idx, Operand::imm(span - 1));
+    Instruction* br = f_->createInstruction(Opcode::Bra);
+    br->addOperand(Operand::label(dflt->label()));
+    br->setGuard(p, false);
+    append(b, root, br);
+  }
+
   // Replaces the root's test with a balanced search tree over `runs` (or a cascade, one test
   // per run in order): `setp.gt` splits, then per run an equality or, for a run of several
   // values, a range check on the selector minus the run's first value. Every path that
@@ -492,20 +527,7 @@ class SwitchOpt : public Pass {
       blocks.insert(blocks.begin() + long(insertAt++), b);
       cur = b;
     };
-    ScalarType sTy = root.bits == 16 ? (root.isSigned ? ScalarType::S16 : ScalarType::U16) : (root.isSigned ? ScalarType::S32 : ScalarType::U32);
-    ScalarType uTy = root.bits == 16 ? ScalarType::U16 : ScalarType::U32;
-    auto imm = [&](int64_t v) {  // the value's bits as the selector's type writes them
-      return Operand::imm(root.bits == 16 ? int64_t(root.isSigned ? int16_t(v) : uint16_t(v)) : int64_t(root.isSigned ? int32_t(v) : uint32_t(v)));
-    };
-    auto test = [&](CmpOp cmp, ScalarType ty, RegId on, int64_t c, BasicBlock* to) {
-      RegId p = f_->addRegister(ScalarType::Pred, "%swp");
-      Instruction* s = f_->createInstruction(Opcode::Setp);
-      s->addMod(cmpMod(cmp));
-      s->addMod(typeMod(ty));
-      s->addOperand(Operand::reg(p));
-      s->addOperand(Operand::reg(on));
-      s->addOperand(ty == uTy && on != root.sel ? Operand::imm(c) : imm(c));
-      append(cur, root, s);
+    auto branchOn = [&](RegId p, BasicBlock* to) {
       Instruction* b = f_->createInstruction(Opcode::Bra);
       b->addOperand(Operand::label(to->label()));
       b->setGuard(p, false);
@@ -513,17 +535,7 @@ class SwitchOpt : public Pass {
       tried_.insert(b);  // the new tree is not a switch to lower again
       start(f_->createBlock());
     };
-    auto testRun = [&](const Run& r) {
-      if (r.lo == r.hi) return test(CmpOp::Eq, sTy, root.sel, r.lo, r.target);
-      RegId t = f_->addRegister(uTy, "%swi");
-      Instruction* sub = f_->createInstruction(Opcode::Sub);
-      sub->addMod(typeMod(sTy));
-      sub->addOperand(Operand::reg(t));
-      sub->addOperand(Operand::reg(root.sel));
-      sub->addOperand(imm(r.lo));
-      append(cur, root, sub);
-      test(CmpOp::Lt, uTy, t, r.hi - r.lo + 1, r.target);
-    };
+    auto testRun = [&](const Run& r) { branchOn(emitRunPredicate(cur, root, r), r.target); };
     auto toDefault = [&] {
       Instruction* b = f_->createInstruction(Opcode::Bra);
       b->addOperand(Operand::label(dflt->label()));
@@ -538,7 +550,7 @@ class SwitchOpt : public Pass {
       size_t mid = lo + (hi - lo) / 2;
       BasicBlock* right = f_->createBlock();
       f_->addLabel(right, "$Lsw");
-      test(CmpOp::Gt, sTy, root.sel, runs[mid - 1].hi, right);
+      branchOn(emitSetp(cur, root, CmpOp::Gt, selectorType(root), root.sel, selectorImm(root, runs[mid - 1].hi)), right);
       self(self, lo, mid);
       start(right);
       self(self, mid, hi);
@@ -638,22 +650,6 @@ class SwitchOpt : public Pass {
     rv.erase(std::find(rv.begin(), rv.end(), root.bra));
     rv.erase(std::find(rv.begin(), rv.end(), root.setp));
     if (!ps.join->hasLabel()) f_->addLabel(ps.join, "$Lsw");
-    ScalarType sTy = root.bits == 16 ? (root.isSigned ? ScalarType::S16 : ScalarType::U16) : (root.isSigned ? ScalarType::S32 : ScalarType::U32);
-    ScalarType uTy = root.bits == 16 ? ScalarType::U16 : ScalarType::U32;
-    auto imm = [&](int64_t v) {
-      return Operand::imm(root.bits == 16 ? int64_t(root.isSigned ? int16_t(v) : uint16_t(v)) : int64_t(root.isSigned ? int32_t(v) : uint32_t(v)));
-    };
-    auto setp = [&](CmpOp cmp, ScalarType ty, RegId on, Operand c) {
-      RegId p = f_->addRegister(ScalarType::Pred, "%swp");
-      Instruction* s = f_->createInstruction(Opcode::Setp);
-      s->addMod(cmpMod(cmp));
-      s->addMod(typeMod(ty));
-      s->addOperand(Operand::reg(p));
-      s->addOperand(Operand::reg(on));
-      s->addOperand(c);
-      append(rootBlock, root, s);
-      return p;
-    };
     auto logic = [&](Opcode op, RegId a, RegId b) {
       RegId p = f_->addRegister(ScalarType::Pred, "%swp");
       Instruction* o = f_->createInstruction(op);
@@ -668,19 +664,7 @@ class SwitchOpt : public Pass {
     std::map<BasicBlock*, RegId> pred;
     RegId any = kNoReg;
     for (const Run& r : runs) {
-      RegId p;
-      if (r.lo == r.hi) {
-        p = setp(CmpOp::Eq, sTy, root.sel, imm(r.lo));
-      } else {
-        RegId t = f_->addRegister(uTy, "%swi");
-        Instruction* sub = f_->createInstruction(Opcode::Sub);
-        sub->addMod(typeMod(sTy));
-        sub->addOperand(Operand::reg(t));
-        sub->addOperand(Operand::reg(root.sel));
-        sub->addOperand(imm(r.lo));
-        append(rootBlock, root, sub);
-        p = setp(CmpOp::Lt, uTy, t, Operand::imm(r.hi - r.lo + 1));
-      }
+      RegId p = emitRunPredicate(rootBlock, root, r);
       auto [it, fresh] = pred.emplace(r.target, p);
       if (!fresh) it->second = logic(Opcode::Or, it->second, p);
       any = any == kNoReg ? p : logic(Opcode::Or, any, p);
@@ -944,18 +928,7 @@ class SwitchOpt : public Pass {
     RegId idx = emitIndex(rootBlock, root, first);
     BasicBlock* loads = rootBlock;
     if (vt.branchDefault) {
-      RegId oor = f_->addRegister(ScalarType::Pred, "%swp");
-      Instruction* check = f_->createInstruction(Opcode::Setp);
-      check->addMod(cmpMod(CmpOp::Gt));
-      check->addMod(typeMod(ScalarType::U32));
-      check->addOperand(Operand::reg(oor));
-      check->addOperand(Operand::reg(idx));
-      check->addOperand(Operand::imm(span - 1));
-      append(rootBlock, root, check);
-      Instruction* toDefault = f_->createInstruction(Opcode::Bra);
-      toDefault->addOperand(Operand::label(vt.branchDefault->label()));
-      toDefault->setGuard(oor, false);
-      append(rootBlock, root, toDefault);
+      emitRangeCheck(rootBlock, root, idx, span, vt.branchDefault);
       loads = f_->createBlock();
       auto& blocks = f_->blocks();
       blocks.insert(blocks.begin() + long(rootIndex) + 1, loads);

@@ -129,3 +129,26 @@ TEST(FuzzPipelines, ProfileUseRoundTripsAndIsDrawn) {
   EXPECT_TRUE(p.profileUse);
   EXPECT_NE(p.arguments().find("--profile-use=profile.json"), std::string::npos);
 }
+
+// Choice knobs: only their words parse, and random pipelines draw every word (switch-opt's
+// lowerings reach the fuzzer that way).
+TEST(FuzzPipelines, ChoiceKnobsParseTheirWordsAndAreAllDrawn) {
+  const ptxopt::PassInfo* info = ptxopt::findPass("switch-opt");
+  ASSERT_NE(info, nullptr);
+  const ptxopt::KnobSpec* lowering = nullptr;
+  for (const ptxopt::KnobSpec& k : info->knobs)
+    if (k.name == "lowering") lowering = &k;
+  ASSERT_NE(lowering, nullptr);
+  std::string error;
+  EXPECT_TRUE(ptxopt::parseKnobValue(*lowering, "predicate", error));
+  EXPECT_FALSE(ptxopt::parseKnobValue(*lowering, "pred", error));
+  EXPECT_EQ(error, "expected one of auto table bst cascade predicate, found 'pred'");
+  EXPECT_FALSE(ptxopt::parseKnobValue(*lowering, "", error));
+  std::set<std::string> drawn;
+  for (uint64_t seed = 0; seed < 3000; ++seed) {
+    ptxopt::fuzz::Pipeline p = ptxopt::fuzz::randomPipeline(seed, true);
+    auto it = p.knobs.find("switch-opt.lowering");
+    if (it != p.knobs.end()) drawn.insert(it->second);
+  }
+  EXPECT_EQ(drawn, (std::set<std::string>{"auto", "table", "bst", "cascade", "predicate"}));
+}
