@@ -56,6 +56,10 @@ struct Test {
   uint32_t offset = 0;
   Instruction* add = nullptr;
   RegId tmp = kNoReg;
+  // An inner node may also be an unguarded `brx.idx` on the selector (plus an offset): `bra` is
+  // the brx.idx, `entries` its table's blocks by index, and there is no setp or predicate.
+  std::vector<BasicBlock*> entries;
+  bool isBrx() const { return !entries.empty(); }
   BasicBlock *ifTrue = nullptr, *ifFalse = nullptr;  // where the selector goes when the compare holds / not
 };
 
@@ -81,7 +85,8 @@ class SwitchOpt : public Pass {
       again = false;
       const CfgInfo& cfg = am.get<CfgAnalysis>();
       const Liveness& lv = am.get<LivenessAnalysis>();
-      pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
+      tables_ = collectBranchTargetTables(f);
+      pinned_ = pinnedLabelNames(f, tables_);
       // Reachable blocks in reverse post-order: a tree's root before its inner tests (which a
       // lowering leaves unreachable).
       std::vector<BasicBlock*> order;
@@ -109,7 +114,11 @@ class SwitchOpt : public Pass {
     std::vector<Instruction*> real;
     for (Instruction* i : b->insts())
       if (!i->info().isPseudo()) real.push_back(i);
-    Instruction* br = conditionalBranch(*b);
+    if (!root && !real.empty() && real.back()->is(Opcode::BrxIdx)) return brxAt(b, real);
+    return compareTestAt(b, root, real);
+  }
+  std::optional<Test> compareTestAt(BasicBlock* b, bool root, const std::vector<Instruction*>& real) const {
+    Instruction* br = root ? rootBranch(*b) : conditionalBranch(*b);
     if (!br || real.size() < 2 || (!root && real.size() != 2 && real.size() != 3)) return std::nullopt;
     Instruction* s = real[real.size() - 2];
     if (!s->is(Opcode::Setp) || s->hasGuard() || s->numOperands() != 3) return std::nullopt;
@@ -167,10 +176,62 @@ class SwitchOpt : public Pass {
     return t;
   }
 
+  // The root's guarded bra: as conditionalBranch, except that `.branchtargets` tables may
+  // follow it (the parser keeps a table declared right after a branch in the branch's block,
+  // as in a range check followed by its brx.idx). They stay where they are.
+  static Instruction* rootBranch(BasicBlock& b) {
+    Instruction* t = b.terminator();
+    if (!t || !t->is(Opcode::Bra) || !t->hasGuard() || b.succs().size() != 2) return nullptr;
+    auto& insts = b.insts();
+    for (auto it = std::find(insts.begin(), insts.end(), t) + 1; it != insts.end(); ++it)
+      if (!(*it)->is(Opcode::BranchTargets)) return nullptr;
+    return t;
+  }
+
+  // An inner block that only dispatches through `brx.idx` on a register, or on a register that
+  // an add (sub) of a constant just computed: a node with one successor per table entry.
+  std::optional<Test> brxAt(BasicBlock* b, const std::vector<Instruction*>& real) const {
+    if (real.size() > 2) return std::nullopt;
+    Instruction* brx = real.back();
+    if (brx->hasGuard() || !brx->operand(0).isReg() || brx->operand(0).component() != Component::None) return std::nullopt;
+    Test t;
+    t.bra = brx;
+    t.bits = 32;
+    t.isSigned = false;
+    t.sel = static_cast<RegId>(brx->operand(0).id);
+    if (real.size() == 2) {
+      Instruction* add = real[0];
+      if ((!add->is(Opcode::Add) && !add->is(Opcode::Sub)) || add->hasGuard() || add->numOperands() != 3 ||
+          typeBits(add->type(0)) != 32 || typeClass(add->type(0)) == TypeClass::Float || add->mods().size() != 1)
+        return std::nullopt;
+      const Operand &ad = add->operand(0), &ax = add->operand(1), &ak = add->operand(2);
+      if (!ad.isReg() || static_cast<RegId>(ad.id) != t.sel || !ax.isReg() || ax.component() != Component::None ||
+          !ak.isImm() || ax.id == ad.id)
+        return std::nullopt;
+      t.add = add;
+      t.tmp = t.sel;
+      t.sel = static_cast<RegId>(ax.id);
+      t.offset = uint32_t(add->is(Opcode::Add) ? ak.value : -ak.value);
+    }
+    for (uint32_t label : branchTargetLabels(*brx, tables_)) t.entries.push_back(f_->labelBlock(label));
+    if (t.entries.empty() || std::find(t.entries.begin(), t.entries.end(), nullptr) != t.entries.end()) return std::nullopt;
+    return t;
+  }
+
   // The constant's bits as the comparison reads them.
   static int64_t valueOf(uint32_t raw, unsigned bits, bool isSigned) {
     if (bits == 16) return isSigned ? int64_t(int16_t(uint16_t(raw))) : int64_t(uint16_t(raw));
     return isSigned ? int64_t(int32_t(raw)) : int64_t(raw);
+  }
+
+  // Where the node sends selector value `v`: nullptr when a brx.idx index falls outside its
+  // table (behaviour PTX leaves undefined: such a tree is not lowered).
+  BasicBlock* next(const Test& t, int64_t v) const {
+    if (t.isBrx()) {
+      uint32_t idx = uint32_t(v) + t.offset;
+      return idx < t.entries.size() ? skipJumps(t.entries[idx]) : nullptr;
+    }
+    return skipJumps(holds(t, v) ? t.ifTrue : t.ifFalse);
   }
 
   // Does the test hold for selector value `v` (read in the tree's domain)? The comparison
@@ -216,6 +277,16 @@ class SwitchOpt : public Pass {
     // signed) because of the offset.
     std::set<int64_t> edges;
     auto addEdges = [&](const Test& t) {
+      if (t.isBrx()) {  // every entry's first value, and the end of the table
+        for (uint32_t j = 0; j <= t.entries.size(); ++j) {
+          int64_t v = valueOf(j - t.offset, 32, root.isSigned);
+          if (v > typeMin) {
+            edges.insert(v - 1);
+            edges.insert(v);
+          }
+        }
+        return;
+      }
       uint32_t mask = t.bits == 16 ? 0xffffu : 0xffffffffu, half = t.bits == 16 ? 0x8000u : 0x80000000u;
       for (uint32_t u : {t.raw, t.raw + 1, 0u, half}) {
         int64_t v = valueOf((u - t.offset) & mask, t.bits, root.isSigned);
@@ -234,12 +305,18 @@ class SwitchOpt : public Pass {
       if (tests.count(b) || leaves.count(b)) continue;
       std::optional<Test> t = testAt(b, false);
       if (t && t->sel == root.sel && t->bits == root.bits && t->tmp != root.sel && int64_t(tests.size()) < budget_ &&
+          t->entries.size() <= size_t(4 * maxSpan_) &&
           b != f_->entry()) {
         tests[b] = *t;
-        constants.insert(valueOf((t->raw - t->offset) & (t->bits == 16 ? 0xffffu : 0xffffffffu), t->bits, root.isSigned));
+        if (!t->isBrx())
+          constants.insert(valueOf((t->raw - t->offset) & (t->bits == 16 ? 0xffffu : 0xffffffffu), t->bits, root.isSigned));
         addEdges(*t);
-        work.push_back(skipJumps(t->ifTrue));
-        work.push_back(skipJumps(t->ifFalse));
+        if (t->isBrx()) {
+          for (BasicBlock* e : t->entries) work.push_back(skipJumps(e));
+        } else {
+          work.push_back(skipJumps(t->ifTrue));
+          work.push_back(skipJumps(t->ifFalse));
+        }
       } else {
         leaves.insert(b);
       }
@@ -259,7 +336,8 @@ class SwitchOpt : public Pass {
       for (size_t steps = 0; steps <= tests.size(); ++steps) {
         auto it = tests.find(b);
         if (it == tests.end()) return b;
-        b = skipJumps(holds(it->second, v) ? it->second.ifTrue : it->second.ifFalse);
+        b = next(it->second, v);
+        if (!b) return b;  // past a brx.idx table
       }
       return static_cast<BasicBlock*>(nullptr);  // a cycle among the tests
     };
@@ -270,7 +348,9 @@ class SwitchOpt : public Pass {
     BasicBlock* above = hi < typeMax ? target(hi + 1) : nullptr;
     BasicBlock* dflt = below ? below : above;
     if (!dflt || (below && above && below != above))
-      return refuse("no-default", "the values below and above the constants go to different blocks");
+      return refuse("no-default", below || above || !(lo > typeMin || hi < typeMax)
+                                      ? "the values below and above the constants go to different blocks"
+                                      : "values outside the constants go past a brx.idx table");
     // Between two consecutive points every value takes the same path: the runs of values with
     // one target other than the default follow from one evaluation per point.
     std::vector<Run> runs;
@@ -278,7 +358,7 @@ class SwitchOpt : public Pass {
       auto next = std::next(it);
       int64_t from = *it, to = next == edges.end() ? *it : *next - 1;
       BasicBlock* t = target(from);
-      if (!t) return refuse("cycle", "the tests form a cycle");
+      if (!t) return refuse("cycle", "the tests form a cycle or send a value past a brx.idx table");
       if (t == dflt) continue;
       if (!runs.empty() && runs.back().hi + 1 == from && runs.back().target == t)
         runs.back().hi = to;
@@ -314,8 +394,8 @@ class SwitchOpt : public Pass {
     for (const Run& r : runs) targets.insert(r.target);
     for (auto& [b, t] : tests)
       for (BasicBlock* l : targets)
-        if (lv.liveIn[l->id()].test(t.pred) || (t.add && lv.liveIn[l->id()].test(t.tmp)))
-          return refuse("live", "the " + std::string(lv.liveIn[l->id()].test(t.pred) ? "predicate" : "offset selector") +
+        if ((t.pred != kNoReg && lv.liveIn[l->id()].test(t.pred)) || (t.add && lv.liveIn[l->id()].test(t.tmp)))
+          return refuse("live", "the " + std::string(t.pred != kNoReg && lv.liveIn[l->id()].test(t.pred) ? "predicate" : "offset selector") +
                                     " of the test at line " + std::to_string(t.bra->loc().line) + " is read later");
     for (BasicBlock* l : targets)
       if (!l->hasLabel() && l == f_->entry()) return refuse("entry", "a case reaches the entry block");
@@ -405,6 +485,11 @@ class SwitchOpt : public Pass {
     if (vt) return doValueTable();
     if (valueTable_) ctx_->remark(rootBlock, "no-value-table", where + ": " + vtWhy, {{"line", double(root.bra->loc().line)}});
 
+    // A range check and the brx.idx behind it are a jump table already.
+    if (tests.size() == 2) {
+      for (auto& [b, t] : tests)
+        if (t.isBrx()) return refuse("table", "a range check and a brx.idx: a jump table already");
+    }
     // Lowering.
     for (BasicBlock* l : targets)
       if (!l->hasLabel()) f_->addLabel(l, "$Lsw");
@@ -453,9 +538,9 @@ class SwitchOpt : public Pass {
   // Tests the value `v` passes through in the gathered tree.
   unsigned testsOnPath(const std::unordered_map<BasicBlock*, Test>& tests, BasicBlock* b, int64_t v) const {
     unsigned n = 0;
-    for (auto it = tests.find(b); it != tests.end() && n <= tests.size(); it = tests.find(b)) {
+    for (auto it = tests.find(b); it != tests.end() && n <= tests.size() && b; it = tests.find(b)) {
       ++n;
-      b = skipJumps(holds(it->second, v) ? it->second.ifTrue : it->second.ifFalse);
+      b = next(it->second, v);
     }
     return n;
   }
@@ -509,6 +594,7 @@ class SwitchOpt : public Pass {
     br->addOperand(Operand::label(dflt->label()));
     br->setGuard(p, false);
     append(b, root, br);
+    tried_.insert(br);  // with the brx.idx behind it, a switch already lowered
   }
 
   // Replaces the root's test with a balanced search tree over `runs` (or a cascade, one test
@@ -1011,6 +1097,7 @@ class SwitchOpt : public Pass {
     ProfileCosts pc;
     std::map<BasicBlock*, double> reach;
     for (auto& [b, t] : tests) {
+      if (t.isBrx()) return std::nullopt;  // counts per target are not in the profile
       const BranchCounts* c = ctx_->branchCounts(*t.bra);
       if (!c || c->indirect) return std::nullopt;  // a test the profile does not know
       pc.tree += 2.0 * double(c->executions());
@@ -1045,6 +1132,7 @@ class SwitchOpt : public Pass {
   FunctionAnalysisManager* am_ = nullptr;
   PassContext* ctx_ = nullptr;
   std::unordered_set<std::string_view> pinned_;
+  BranchTargetTables tables_;
   std::unordered_set<const Instruction*> tried_;
   int64_t minCases_ = 4, maxSpan_ = 256, budget_ = 64, maxTableBytes_ = 1024;
   bool valueTable_ = true;
