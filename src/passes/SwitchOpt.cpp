@@ -114,7 +114,7 @@ class SwitchOpt : public Pass {
     std::vector<Instruction*> real;
     for (Instruction* i : b->insts())
       if (!i->info().isPseudo()) real.push_back(i);
-    if (!root && !real.empty() && real.back()->is(Opcode::BrxIdx)) return brxAt(b, real);
+    if (!root && !real.empty() && real.back()->is(Opcode::BrxIdx)) return brxAt(real);
     return compareTestAt(b, root, real);
   }
   std::optional<Test> compareTestAt(BasicBlock* b, bool root, const std::vector<Instruction*>& real) const {
@@ -190,7 +190,7 @@ class SwitchOpt : public Pass {
 
   // An inner block that only dispatches through `brx.idx` on a register, or on a register that
   // an add (sub) of a constant just computed: a node with one successor per table entry.
-  std::optional<Test> brxAt(BasicBlock* b, const std::vector<Instruction*>& real) const {
+  std::optional<Test> brxAt(const std::vector<Instruction*>& real) const {
     if (real.size() > 2) return std::nullopt;
     Instruction* brx = real.back();
     if (brx->hasGuard() || !brx->operand(0).isReg() || brx->operand(0).component() != Component::None) return std::nullopt;
