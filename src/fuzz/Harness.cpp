@@ -101,13 +101,8 @@ Pipeline randomPipeline(uint64_t seed, bool randomKnobs) {
         case KnobType::Float: out.knobs[key] = kFloats[below(std::size(kFloats))]; break;
         case KnobType::String: break;  // names (functions to skip): the default
         case KnobType::Choice: {
-          std::vector<std::string> words;
-          for (size_t at = 0; at <= k.choices.size();) {
-            size_t sp = std::min(k.choices.find(' ', at), k.choices.size());
-            words.emplace_back(k.choices.substr(at, sp - at));
-            at = sp + 1;
-          }
-          out.knobs[key] = words[below(words.size())];
+          std::vector<std::string_view> words = knobChoices(k);
+          out.knobs[key] = std::string(words[below(words.size())]);
           break;
         }
       }

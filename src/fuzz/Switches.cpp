@@ -311,8 +311,7 @@ void Gen::genSwitch(const Ctx& c, unsigned budget) {
   for (const Value& r : consts) {
     if (!fn_->env.outp) break;
     unsigned off = 8 * (kVarSlots + static_cast<unsigned>(rng.below(kScratchSlots)));
-    const char* ty = r.kind == Kind::F32 ? "f32" : r.kind == Kind::B64 ? "u64" : "u32";
-    emit(fmt::format("st.global.{} \t[{}+{}], {}", ty, fn_->env.outp.text, off, r.text));
+    emit(fmt::format("st.global.{} \t[{}+{}], {}", movType(r.kind), fn_->env.outp.text, off, r.text));
   }
 }
 

@@ -1,5 +1,6 @@
 #include "ptxopt/passes/Pass.h"
 
+#include <algorithm>
 #include <charconv>
 #include <stdexcept>
 
@@ -24,12 +25,8 @@ bool parseKnobValue(const KnobSpec& spec, std::string_view text, std::string& er
       return false;
     case KnobType::String: return true;
     case KnobType::Choice: {
-      std::string_view rest = spec.choices;
-      while (!rest.empty()) {
-        size_t sp = rest.find(' ');
-        if (rest.substr(0, sp) == text) return true;
-        rest = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp + 1);
-      }
+      for (std::string_view w : knobChoices(spec))
+        if (w == text) return true;
       error = "expected one of " + std::string(spec.choices) + ", found '" + std::string(text) + "'";
       return false;
     }
@@ -44,6 +41,16 @@ bool parseKnobValue(const KnobSpec& spec, std::string_view text, std::string& er
     }
   }
   return false;
+}
+
+std::vector<std::string_view> knobChoices(const KnobSpec& spec) {
+  std::vector<std::string_view> words;
+  for (size_t at = 0; at < spec.choices.size();) {
+    size_t sp = std::min(spec.choices.find(' ', at), spec.choices.size());
+    if (sp > at) words.push_back(spec.choices.substr(at, sp - at));
+    at = sp + 1;
+  }
+  return words;
 }
 
 KnobValues::KnobValues(const std::vector<KnobSpec>& specs, const std::map<std::string, std::string>& overrides) {

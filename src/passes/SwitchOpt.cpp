@@ -153,20 +153,7 @@ class SwitchOpt : public Pass {
     t.bits = typeBits(ty);
     t.raw = t.bits == 16 ? uint32_t(uint16_t(c.value)) : uint32_t(c.value);
     t.c = valueOf(t.raw, t.bits, t.isSigned);
-    if (!root && real.size() == 3) {
-      Instruction* add = real[0];
-      if ((!add->is(Opcode::Add) && !add->is(Opcode::Sub)) || add->hasGuard() || add->numOperands() != 3 ||
-          typeBits(add->type(0)) != t.bits || typeClass(add->type(0)) == TypeClass::Float || add->mods().size() != 1)
-        return std::nullopt;  // .sat, .cc and friends are not plain wrapping adds
-      const Operand &ad = add->operand(0), &ax = add->operand(1), &ak = add->operand(2);
-      if (!ad.isReg() || static_cast<RegId>(ad.id) != t.sel || !ax.isReg() || ax.component() != Component::None ||
-          !ak.isImm() || ax.id == ad.id)
-        return std::nullopt;
-      t.add = add;
-      t.tmp = t.sel;
-      t.sel = static_cast<RegId>(ax.id);
-      t.offset = uint32_t(add->is(Opcode::Add) ? ak.value : -ak.value);
-    }
+    if (!root && real.size() == 3 && !readOffset(real[0], t)) return std::nullopt;
     BasicBlock* taken = b->successor(EdgeKind::Taken);
     BasicBlock* fall = b->successor(EdgeKind::FallThrough);
     if (!taken || !fall) return std::nullopt;
@@ -174,6 +161,24 @@ class SwitchOpt : public Pass {
     t.ifTrue = takenWhenTrue ? taken : fall;
     t.ifFalse = takenWhenTrue ? fall : taken;
     return t;
+  }
+
+  // `add` (or `sub`) of a constant to a register, writing the register `t` compares (or indexes
+  // by) and as wide as `t` reads it: `t` then compares that register plus the constant. False
+  // for anything else, .sat and .cc included (not plain wrapping adds).
+  static bool readOffset(Instruction* add, Test& t) {
+    if ((!add->is(Opcode::Add) && !add->is(Opcode::Sub)) || add->hasGuard() || add->numOperands() != 3 ||
+        typeBits(add->type(0)) != t.bits || typeClass(add->type(0)) == TypeClass::Float || add->mods().size() != 1)
+      return false;
+    const Operand &ad = add->operand(0), &ax = add->operand(1), &ak = add->operand(2);
+    if (!ad.isReg() || static_cast<RegId>(ad.id) != t.sel || !ax.isReg() || ax.component() != Component::None ||
+        !ak.isImm() || ax.id == ad.id)
+      return false;
+    t.add = add;
+    t.tmp = t.sel;
+    t.sel = static_cast<RegId>(ax.id);
+    t.offset = uint32_t(add->is(Opcode::Add) ? ak.value : -ak.value);
+    return true;
   }
 
   // The root's guarded bra: as conditionalBranch, except that `.branchtargets` tables may
@@ -199,20 +204,7 @@ class SwitchOpt : public Pass {
     t.bits = 32;
     t.isSigned = false;
     t.sel = static_cast<RegId>(brx->operand(0).id);
-    if (real.size() == 2) {
-      Instruction* add = real[0];
-      if ((!add->is(Opcode::Add) && !add->is(Opcode::Sub)) || add->hasGuard() || add->numOperands() != 3 ||
-          typeBits(add->type(0)) != 32 || typeClass(add->type(0)) == TypeClass::Float || add->mods().size() != 1)
-        return std::nullopt;
-      const Operand &ad = add->operand(0), &ax = add->operand(1), &ak = add->operand(2);
-      if (!ad.isReg() || static_cast<RegId>(ad.id) != t.sel || !ax.isReg() || ax.component() != Component::None ||
-          !ak.isImm() || ax.id == ad.id)
-        return std::nullopt;
-      t.add = add;
-      t.tmp = t.sel;
-      t.sel = static_cast<RegId>(ax.id);
-      t.offset = uint32_t(add->is(Opcode::Add) ? ak.value : -ak.value);
-    }
+    if (real.size() == 2 && !readOffset(real[0], t)) return std::nullopt;
     for (uint32_t label : branchTargetLabels(*brx, tables_)) t.entries.push_back(f_->labelBlock(label));
     if (t.entries.empty() || std::find(t.entries.begin(), t.entries.end(), nullptr) != t.entries.end()) return std::nullopt;
     return t;
@@ -403,10 +395,10 @@ class SwitchOpt : public Pass {
     // The branch-free lowerings' plans, where they apply.
     std::string vtWhy = "value tables are off", psWhy;
     std::optional<ValueTable> vt;
-    if (valueTable_ && span <= maxSpan_) vt = planValueTable(rootBlock, root, tests, cases, dflt, first, last, lv, vtWhy);
+    if (valueTable_ && span <= maxSpan_) vt = planValueTable(rootBlock, root, tests, cases, dflt, first, last, vtWhy);
     else if (valueTable_) vtWhy = "a span over max-span";
     std::optional<PredicatedSwitch> ps;
-    if (tryPredicate || lowering_ == "auto") ps = planPredicated(rootBlock, tests, runs, dflt, psWhy);
+    if (tryPredicate || profiled) ps = planPredicated(rootBlock, tests, runs, dflt, psWhy);
     auto doValueTable = [&] {
       emitValueTable(rootIndex, root, *vt, first, span, where, density);
       ctx_->count("cases", ncases);
@@ -425,7 +417,7 @@ class SwitchOpt : public Pass {
     std::string mode = lowering_;
     // With a profile (auto): the lowering with the fewest expected warp instructions.
     if (mode == "auto") {
-      if (std::optional<ProfileCosts> pc = profileCosts(tests, root, runs, dflt, ps ? &*ps : nullptr, vt ? &*vt : nullptr)) {
+      if (std::optional<ProfileCosts> pc = profileCosts(tests, root, runs, ps ? &*ps : nullptr, vt ? &*vt : nullptr)) {
         // On a tie the earlier wins: the branch-free forms, then the table, then the tree.
         std::vector<std::pair<double, std::string>> options;
         if (vt) options.push_back({pc->valueTable, "value-table"});
@@ -873,8 +865,7 @@ class SwitchOpt : public Pass {
   std::optional<ValueTable> planValueTable(BasicBlock* rootBlock, const Test& root,
                                            const std::unordered_map<BasicBlock*, Test>& tests,
                                            const std::map<int64_t, BasicBlock*>& cases, BasicBlock* dflt, int64_t first,
-                                           int64_t last, const Liveness& lv, std::string& why) {
-    (void)lv;
+                                           int64_t last, std::string& why) {
     if (f_->parent()->addressSize != 64) {
       why = "the module's addresses are not 64-bit";
       return std::nullopt;
@@ -1089,7 +1080,7 @@ class SwitchOpt : public Pass {
   };
 
   std::optional<ProfileCosts> profileCosts(const std::unordered_map<BasicBlock*, Test>& tests, const Test& root,
-                                           const std::vector<Run>& runs, BasicBlock* dflt, const PredicatedSwitch* ps,
+                                           const std::vector<Run>& runs, const PredicatedSwitch* ps,
                                            const ValueTable* vt) const {
     const BranchCounts* rc = ctx_->branchCounts(*root.bra);
     if (!rc || rc->indirect || rc->executions() == 0) return std::nullopt;
@@ -1124,7 +1115,6 @@ class SwitchOpt : public Pass {
       for (const Run& r : runs) preds += r.lo == r.hi ? 2.0 : 3.0;  // setp (sub) and the or into `any`
       pc.predicate = runsE * (preds + double(ps->size) + double(ps->blocks.size()) + 1.0);
     }
-    (void)dflt;
     return pc;
   }
 
@@ -1145,7 +1135,8 @@ class SwitchOpt : public Pass {
 
 PassInfo switchOptPassInfo() {
   return {"switch-opt",
-          "a tree or cascade of compares of one register against constants becomes a range check and a brx.idx jump table",
+          "a tree or cascade of compares of one register against constants (brx.idx tables included) becomes a jump table, a "
+          "value table, a balanced search tree, a cascade or predicated straight-line code",
           "003, DoSwitchOpt (phases 14 and 30)",
           {
               {"min-cases", KnobType::Int, "4", "fewest cases (values that do not reach the default) for a jump table"},

@@ -1,6 +1,5 @@
 // ptxopt: PTX in, optimized PTX out.
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -9,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "ptxopt/analysis/AnalysisPrinter.h"
@@ -38,10 +38,7 @@ void listPasses() {
                          : k.type == ptxopt::KnobType::Choice ? "choice"
                                                               : "float";
       std::string shown = type;
-      if (k.type == ptxopt::KnobType::Choice) {
-        shown = std::string(k.choices);
-        std::replace(shown.begin(), shown.end(), ' ', '|');
-      }
+      if (k.type == ptxopt::KnobType::Choice) shown = fmt::format("{}", fmt::join(ptxopt::knobChoices(k), "|"));
       out += fmt::format("  {:<12}   --knob {}.{}=<{}> (default {}): {}\n", "", p.name, k.name, shown, k.defaultValue, k.help);
     }
   }

@@ -35,6 +35,8 @@ struct KnobSpec {
 
 // Parses a knob value for its type; false with `error` set when it does not parse.
 bool parseKnobValue(const KnobSpec& spec, std::string_view text, std::string& error);
+// The words a Choice knob may take, in the order KnobSpec::choices lists them.
+std::vector<std::string_view> knobChoices(const KnobSpec& spec);
 
 // The knob values of one pass: defaults overridden by --knob.
 class KnobValues {
