@@ -1,5 +1,6 @@
 #include "ptxopt/ir/Function.h"
 
+#include <charconv>
 #include <cstdlib>
 #include <unordered_set>
 
@@ -73,9 +74,21 @@ std::string Function::freshName(std::string_view prefix) const {
     for (const Instruction* i : b->insts())
       if (i->is(Opcode::BranchTargets) || i->is(Opcode::CallTargets) || i->is(Opcode::CallPrototype))
         taken.insert(std::string(m.str(i->payload())));
+  // A name PTX gives a special register (%pm0, %envreg3, %smid) reads that register in ptxas
+  // even when the function declares a register of the same name.
+  auto special = [](std::string_view name) {
+    if (lookupSpecialReg(name)) return true;
+    size_t k = name.find_last_not_of("0123456789");
+    if (k == std::string_view::npos || k + 1 == name.size()) return false;
+    std::optional<SpecialReg> r = lookupSpecialReg(name.substr(0, k + 1));
+    if (!r || specialRegInfo(*r).shape != SpecialShape::Numbered) return false;
+    uint32_t number = 0;
+    auto [end, ec] = std::from_chars(name.data() + k + 1, name.data() + name.size(), number);
+    return ec != std::errc() || number <= kMaxSpecialRegNumber;
+  };
   for (uint32_t n = 0;; ++n) {
     std::string name = std::string(prefix) + std::to_string(n);
-    if (!taken.count(name)) return name;
+    if (!taken.count(name) && !special(name)) return name;
   }
 }
 

@@ -924,7 +924,7 @@ class Parser {
     if (pm64 && *s != SpecialReg::Pm) return std::nullopt;
     uint32_t number = 0;
     std::from_chars(n.data() + digits, n.data() + n.size(), number);
-    if (number > 255) return std::nullopt;
+    if (number > kMaxSpecialRegNumber) return std::nullopt;
     Operand o = Operand::special(*s, comp);
     o.value = number;
     if (pm64) o.flags |= OperandFlag::Pm64;

@@ -78,3 +78,14 @@ TEST(Cfg, RebuildAfterEditingMatchesAFreshParse) {
   EXPECT_EQ(f.blocks()[0]->succs()[0].kind, EdgeKind::Taken);
   EXPECT_TRUE(f.blocks()[1]->preds().empty());
 }
+
+// A fresh register never takes a special register's name: ptxas reads %pm0 as the performance
+// counter even where the function declares a register %pm0 (mask-regions named its masks so), and
+// the front end reads every %pm<N> and %envreg<N> up to kMaxSpecialRegNumber as one.
+TEST(Function, FreshNamesAvoidSpecialRegisters) {
+  auto m = parseOk(kernel("ret;"));
+  Function& f = *m->functions()[0];
+  EXPECT_EQ(f.regName(f.addRegister(ScalarType::Pred, "%pm")), "%pm256");
+  EXPECT_EQ(f.regName(f.addRegister(ScalarType::B32, "%envreg")), "%envreg256");
+  EXPECT_EQ(f.regName(f.addRegister(ScalarType::Pred, "%mask")), "%mask0");
+}

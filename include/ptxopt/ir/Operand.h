@@ -24,6 +24,9 @@ struct SpecialRegInfo {
   bool fixed;    // equal for every thread of a CTA and unchanged while the kernel runs
 };
 const SpecialRegInfo& specialRegInfo(SpecialReg r);
+// The largest number the front end reads as part of a numbered special register's name
+// (%envreg<N>, %pm<N>): above it, %pm300 is an ordinary register name.
+inline constexpr uint32_t kMaxSpecialRegNumber = 255;
 std::optional<SpecialReg> lookupSpecialReg(std::string_view base);
 
 // Predefined constants (WARP_SZ): an operand naming one is an immediate with the constant's
