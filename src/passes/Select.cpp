@@ -58,6 +58,7 @@ class Select : public Pass {
     const KnobValues& k = ctx.knobs();
     limit_ = k.getInt("limit");
     uniformLimit_ = k.getInt("uniform-limit");
+    ptxasSideLimit_ = k.getInt("ptxas-side-limit");
     maxSelects_ = k.getInt("max-selects");
     longLatencyWeight_ = k.getInt("long-latency-weight");
     maxChain_ = k.getInt("max-chain");
@@ -178,6 +179,14 @@ class Select : public Pass {
       if (!s->refusal.empty()) return refuse("unspeculatable", "cannot speculate: " + s->refusal);
     if ((t.guarded || fl.guarded) && !guardEffectsInTriangles_ && (r.taken.empty() || r.fall.empty()))
       return refuse("guarded-triangle", "a triangle with instructions that need a guard (guard-effects-in-triangles is off)");
+    // ptxas if-converts small two-way regions itself (guarded instructions, no branch, no select).
+    // Where a side keeps guarded instructions anyway, the select form is that same predicated code
+    // plus its selects, whatever the branch does at run time.
+    if (ptxasSideLimit_ > 0 && (t.guarded || fl.guarded) && selects > 0 && t.insts <= unsigned(ptxasSideLimit_) &&
+        fl.insts <= unsigned(ptxasSideLimit_))
+      return refuse("ptxas-predicates", "ptxas predicates sides of at most " + std::to_string(ptxasSideLimit_) +
+                                            " instructions itself (ptxas-side-limit) and a side keeps its guarded "
+                                            "instructions: the selects would only add instructions");
     const BranchCounts* counts = usableCounts(*ctx_, *r.branch);
     if (!counts && extraLatencyCheck_ && t.longLatency && fl.longLatency)
       return refuse("extra-latency", "both sides hold long-latency arithmetic");
@@ -294,7 +303,7 @@ class Select : public Pass {
   PassContext* ctx_ = nullptr;
   std::unordered_set<std::string_view> pinned_;
   std::unordered_set<const BasicBlock*> removed_;
-  int64_t limit_ = 0, uniformLimit_ = 0, maxSelects_ = 0, longLatencyWeight_ = 0, maxChain_ = 0;
+  int64_t limit_ = 0, uniformLimit_ = 0, ptxasSideLimit_ = 0, maxSelects_ = 0, longLatencyWeight_ = 0, maxChain_ = 0;
   double divergenceCost_ = 4;
   bool extraLatencyCheck_ = true, guardEffects_ = true, guardEffectsInTriangles_ = false;
 };
@@ -308,6 +317,7 @@ PassInfo selectPassInfo() {
           {
               {"limit", KnobType::Int, "12", "most instructions of both sides plus the selects for a branch that may diverge"},
               {"uniform-limit", KnobType::Int, "3", "the same for a warp-uniform branch (each warp runs one side only)"},
+              {"ptxas-side-limit", KnobType::Int, "8", "keep regions with guarded instructions and selects whose sides both have at most this many instructions: ptxas predicates them itself (0: off)"},
               {"max-selects", KnobType::Int, "8", "most selp (and predicate moves) one region may need"},
               {"long-latency-weight", KnobType::Int, "8", "instructions a div, rem, sqrt or transcendental counts as"},
               {"max-chain", KnobType::Int, "4", "most blocks in one side (extended shapes)"},
