@@ -15,6 +15,7 @@ const std::vector<PassInfo>& allPasses() {
       nestedCondPassInfo(),
       switchOptPassInfo(),
       predicationPassInfo(),
+      maskRegionsPassInfo(),
       breakEdgesPassInfo(),
       plantBugPassInfo(),
       staleCfgPassInfo(),
@@ -33,7 +34,9 @@ const std::vector<std::string_view>& pipelineForLevel(unsigned level) {
       /* -O0 */ {},
       /* -O1 */ {"branch-opt", "dce"},
       /* -O2 */ {"switch-opt", "branch-opt", "dce", "dead-sync", "nested-cond", "commoning", "select"},
-      /* -O3 */ {"switch-opt", "branch-opt", "dce", "dead-sync", "nested-cond", "commoning", "select"},
+      // -O3 adds mask-regions, which wins on nested divergent kernels and loses on some that
+      // ptxas if-converts well itself (docs/passes/mask-regions.md).
+      /* -O3 */ {"switch-opt", "branch-opt", "dce", "dead-sync", "nested-cond", "commoning", "select", "mask-regions"},
   };
   return kPipelines[std::min(level, 3u)];
 }

@@ -15,8 +15,9 @@ More groups of specs, each with the PTX builds it runs on, come with --group PRE
 DIR/K.ptx); NOT_RUNNABLE names the (build, spec) pairs left out by design, with why (EXCLUDED). --skipped
 REASON (builds that could not be made, e.g. without the Triton/numba-cuda environment) prints
 SKIPPED and makes the exit code 77 (tests/skip.py).
-With --ptxopt, every PTX file is also optimized (`ptxopt -O2 --verify`) and the optimized PTX
-must match the same reference: the optimizer's passes preserve results on the whole corpus.
+With --ptxopt, every PTX file is also optimized (`ptxopt LEVEL --verify`, --level, default -O2)
+and the optimized PTX must match the same reference: the optimizer's passes preserve results on
+the whole corpus.
 Prints one line per mismatch and a summary; exits 1 on any mismatch.
 """
 import argparse
@@ -64,13 +65,14 @@ def run_one(args, specs_dir, stem, ptx_dir, ref_kind, prefix):
     errors = check_run(args, spec, rules, spec_path, ptx, label, os.path.join(args.work, os.path.basename(ptx_dir), stem),
                        os.path.join(args.work, ref_kind, stem))
     if args.ptxopt:
-        out = os.path.join(args.work, os.path.basename(ptx_dir) + "-O2", stem)
+        lv = args.level
+        out = os.path.join(args.work, os.path.basename(ptx_dir) + lv, stem)
         os.makedirs(out, exist_ok=True)
-        opt = os.path.join(out, kernel + ".O2.ptx")
-        r = subprocess.run([args.ptxopt, "-O2", "--verify", ptx, "-o", opt], capture_output=True)
+        opt = os.path.join(out, kernel + "." + lv[1:] + ".ptx")
+        r = subprocess.run([args.ptxopt, lv, "--verify", ptx, "-o", opt], capture_output=True)
         if r.returncode != 0:
-            return errors + [f"{label}: ptxopt -O2 exited {r.returncode}: {r.stderr.decode(errors='replace')[:2000]}"]
-        errors += check_run(args, spec, rules, spec_path, opt, label + " (ptxopt -O2)", out, os.path.join(args.work, ref_kind, stem))
+            return errors + [f"{label}: ptxopt {lv} exited {r.returncode}: {r.stderr.decode(errors='replace')[:2000]}"]
+        errors += check_run(args, spec, rules, spec_path, opt, label + f" (ptxopt {lv})", out, os.path.join(args.work, ref_kind, stem))
     return errors
 
 
@@ -110,7 +112,8 @@ def main():
     ap.add_argument("--skipped", action="append", default=[], metavar="REASON",
                     help="PTX builds that were not made, and why (printed as SKIPPED)")
     ap.add_argument("--work", required=True)
-    ap.add_argument("--ptxopt", help="also check the PTX that `ptxopt -O2` makes of every file")
+    ap.add_argument("--ptxopt", help="also check the PTX that `ptxopt LEVEL` makes of every file")
+    ap.add_argument("--level", default="-O2", choices=["-O1", "-O2", "-O3"], help="the pipeline of --ptxopt (default -O2)")
     ap.add_argument("--only", help="run only specs whose stem starts with this")
     ap.add_argument("-j", type=int, default=os.cpu_count() or 1, help="runs at a time")
     ap.add_argument("--ptxrun-jobs", type=int, default=1, help="ptxrun's own -j (results must not depend on it)")
@@ -167,7 +170,7 @@ def main():
     for e in errors:
         print("FAIL: " + e)
     print(f"emu-corpus: {len(jobs)} runs ({nspecs} specs, {builds} builds"
-          + (", each also after ptxopt -O2" if args.ptxopt else "") + "): "
+          + (", each also after ptxopt " + args.level if args.ptxopt else "") + "): "
           + ("all match the references" if not errors else f"{len(errors)} mismatch(es)"))
     return finish(errors, skips)
 

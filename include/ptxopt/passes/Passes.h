@@ -14,6 +14,7 @@ PassInfo commoningPassInfo();
 PassInfo nestedCondPassInfo();
 PassInfo switchOptPassInfo();
 PassInfo predicationPassInfo();
+PassInfo maskRegionsPassInfo();
 PassInfo breakEdgesPassInfo();
 PassInfo plantBugPassInfo();
 PassInfo staleCfgPassInfo();
