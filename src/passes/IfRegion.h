@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -14,6 +15,12 @@
 #include "ptxopt/passes/Pass.h"
 
 namespace ptxopt {
+
+// ptxas (13.0, sm_90) if-converts a triangle or diamond itself, guarding every instruction and
+// leaving no branch, when each side has at most this many PTX instructions (measured in
+// docs/passes/select.md). select's ptxas-side-limit knob defaults to it; mask-regions replays
+// ptxas's conversions with it for its remarks.
+inline constexpr std::string_view kPtxasSideLimit = "8";
 
 // A block H ending in `@[!]%p bra T` whose two ways are chains of single-entry, single-exit
 // blocks (a side) that meet again at one block M. A triangle has one side empty.

@@ -141,7 +141,6 @@ class MaskRegions : public Pass {
     maxExtra_ = k.getInt("max-extra");
     bosccMin_ = k.getInt("boscc-min");
     divergenceCost_ = k.getFloat("divergence-cost");
-    ptxasSideLimit_ = k.getInt("ptxas-side-limit");
     speculate_ = k.getBool("speculate");
     syncVotes_ = canUseSyncVotes(*f.parent());
     refused_.clear();
@@ -602,7 +601,7 @@ class MaskRegions : public Pass {
   }
 
   // How many of the region's conditional branches ptxas would keep. ptxas if-converts a
-  // triangle or diamond whose sides are single blocks of at most ptxas-side-limit instructions
+  // triangle or diamond whose sides are single blocks of at most kPtxasSideLimit instructions
   // (measured: docs/passes/select.md), and repeats, so that a converted inner diamond makes its
   // enclosing one a diamond too. This replays that on the region's blocks: a branch it collapses
   // costs the branching form nothing that the straight-line form saves.
@@ -635,6 +634,16 @@ class MaskRegions : public Pass {
       again = false;
       for (uint32_t b : p.order) {
         Node& n = g[b];
+        // A block whose only successor has no other predecessor is one straight line with it
+        // (a `bra.uni` block after a conditional branch, a side in two pieces).
+        while (!n.gone && n.succ.size() == 1) {
+          auto it = g.find(n.succ[0]);
+          if (it == g.end() || it->first == b || it->second.gone || it->second.preds != 1) break;
+          n.size += it->second.size;
+          n.succ = it->second.succ;
+          it->second.gone = true;
+          again = true;
+        }
         if (n.gone || n.succ.size() != 2) continue;
         uint32_t a = n.succ[0], c = n.succ[1];
         const Node* sa = side(a, b);
@@ -901,7 +910,7 @@ class MaskRegions : public Pass {
   std::unordered_set<const BasicBlock*> touched_;  // blocks of the regions converted in this walk
   int64_t maxSize_ = 0, maxDepth_ = 0, maxLiveMasks_ = 0, maxExtra_ = 0, bosccMin_ = 0;
   double divergenceCost_ = 4;
-  int64_t ptxasSideLimit_ = 8;
+  int64_t ptxasSideLimit_ = std::stoi(std::string(kPtxasSideLimit));
   bool speculate_ = true;
   int syncVotes_ = 1;
 };
@@ -920,7 +929,6 @@ PassInfo maskRegionsPassInfo() {
               {"max-extra", KnobType::Int, "24", "most instructions a region may add (mask arithmetic, votes, skip branches)"},
               {"boscc-min", KnobType::Int, "40", "smallest side (instructions) that gets a vote and a uniform skip; 0: none but uniform branches' sides"},
               {"speculate", KnobType::Bool, "true", "leave private temporaries of a block unguarded (only values that leave the block, memory and effects take the mask)"},
-              {"ptxas-side-limit", KnobType::Int, "8", "sides of a triangle or diamond that ptxas if-converts itself have at most this many instructions (the cost model replays it)"},
               {"divergence-cost", KnobType::Float, "4", "with a profile: instructions a divergent branch costs beyond its sides and the branch"},
           },
           [] { return std::make_unique<MaskRegions>(); }};

@@ -317,7 +317,7 @@ PassInfo selectPassInfo() {
           {
               {"limit", KnobType::Int, "12", "most instructions of both sides plus the selects for a branch that may diverge"},
               {"uniform-limit", KnobType::Int, "3", "the same for a warp-uniform branch (each warp runs one side only)"},
-              {"ptxas-side-limit", KnobType::Int, "8", "keep regions with guarded instructions and selects whose sides both have at most this many instructions: ptxas predicates them itself (0: off)"},
+              {"ptxas-side-limit", KnobType::Int, kPtxasSideLimit, "keep regions with guarded instructions and selects whose sides both have at most this many instructions: ptxas predicates them itself (0: off)"},
               {"max-selects", KnobType::Int, "8", "most selp (and predicate moves) one region may need"},
               {"long-latency-weight", KnobType::Int, "8", "instructions a div, rem, sqrt or transcendental counts as"},
               {"max-chain", KnobType::Int, "4", "most blocks in one side (extended shapes)"},
