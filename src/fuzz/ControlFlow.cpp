@@ -96,6 +96,15 @@ void Gen::genStmt(const Ctx& c, unsigned budget) {
     w[kChain] *= 2;
     w[kArith] *= 2;
   }
+  if (opts.nestingHeavy) {
+    w[kIf] *= c.ifDepth == 0 ? 3 : 6;
+    w[kArith] *= 2;
+    w[kStore] *= 2;
+    w[kLoop] /= 2;
+    w[kGotoTail] /= 2;
+    w[kIntoElse] /= 2;
+    w[kIrreducible] /= 2;
+  }
   if (c.loop && c.flow <= c.loop->breakUni) w[kBreakCont] = 4;
   switch (rng.weighted(w)) {
     case kArith: genArith(c); break;
@@ -149,6 +158,11 @@ void Gen::genIf(const Ctx& c, unsigned budget) {
   std::string kind = p.uni == Uni::Div ? "div" : (p.uni == Uni::Const ? "const" : "uni");
   unsigned b1 = armBudget(rng, budget);
   unsigned b2 = armBudget(rng, budget > b1 ? budget - b1 : 1);
+  // Nesting-heavy kernels: arms with room for conditionals of their own.
+  if (opts.nestingHeavy && budget >= 8 && rng.chance(50)) {
+    b1 = static_cast<unsigned>(rng.range(3, std::min<unsigned>(12, budget / 2)));
+    b2 = static_cast<unsigned>(rng.range(3, std::min<unsigned>(12, budget - b1)));
+  }
   switch (rng.weighted({38, 50, 4, 8})) {
     case 0: {  // triangle
       std::string end = newLabel("endif");

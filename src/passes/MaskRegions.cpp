@@ -126,6 +126,7 @@ struct Plan {
   unsigned conjunctions = 0;
   unsigned speculated = 0;  // instructions left unguarded (private temporaries)
   unsigned ptxasKept = 0;   // conditional branches ptxas would keep (ptxasKeptBranches)
+  uint32_t exit = 0;        // X, the immediate post-dominator of E (RPO number)
   unsigned mergedDefs = 0;  // definitions in the region of registers live after it
 };
 
@@ -141,6 +142,8 @@ class MaskRegions : public Pass {
     maxExtra_ = k.getInt("max-extra");
     bosccMin_ = k.getInt("boscc-min");
     divergenceCost_ = k.getFloat("divergence-cost");
+    extraLatencyCheck_ = k.getBool("extra-latency-check");
+    thresholdCheck_ = k.getBool("threshold-check");
     speculate_ = k.getBool("speculate");
     syncVotes_ = canUseSyncVotes(*f.parent());
     refused_.clear();
@@ -160,12 +163,16 @@ class MaskRegions : public Pass {
       const UniformityInfo& uni = am.get<UniformityAnalysis>();
       const Liveness& lv = am.get<LivenessAnalysis>();
       defSites_.clear();
+      uniqueDef_.clear();
       for (uint32_t b = 0; b < cfg.size(); ++b)
         for (const Instruction* i : cfg.rpo[b]->insts())
           i->forEachDefReg([&](RegId r) {
             auto& v = defSites_[r];
             if (v.empty() || v.back() != b) v.push_back(b);
+            auto [it, first] = uniqueDef_.emplace(r, i);
+            if (!first) it->second = nullptr;
           });
+      everDivergent_ = &uni.everDivergent();
       pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
       touched_.clear();
       for (uint32_t e = 0; e < cfg.size(); ++e) {
@@ -588,6 +595,7 @@ class MaskRegions : public Pass {
       p.liveMasks = std::max(p.liveMasks, unsigned(std::max(live, 0)));
     }
     p.ptxasKept = ptxasKeptBranches(p, cfg);
+    p.exit = x;
     for (uint32_t b : p.order) {
       if (b == e) continue;
       std::unordered_set<RegId> defs;
@@ -598,6 +606,65 @@ class MaskRegions : public Pass {
       p.mergedDefs += unsigned(defs.size());
     }
     return p;
+  }
+
+  // Lanes of a warp hold consecutive %tid.x (in one-dimensional blocks, the common case), so a
+  // value that is %tid.x plus warp-uniform terms rises by one from lane to lane; compared with a
+  // warp-uniform bound it splits at most the one warp whose lanes straddle the bound, and every
+  // other warp of the CTA goes one way: `if (tid < s)` in a reduction, `if (i < n)`.
+  bool laneLinear(const Operand& o, int depth) const {
+    if (o.kind == OperandKind::Special)
+      return static_cast<SpecialReg>(o.id) == SpecialReg::Tid && o.component() == Component::X;
+    if (!o.isReg() || o.component() != Component::None || depth > 8) return false;
+    auto it = uniqueDef_.find(static_cast<RegId>(o.id));
+    if (it == uniqueDef_.end() || !it->second || it->second->hasGuard()) return false;
+    const Instruction& d = *it->second;
+    auto uniform = [&](const Operand& u) {
+      if (u.isImm()) return true;
+      if (u.kind == OperandKind::Special) return specialRegInfo(static_cast<SpecialReg>(u.id)).uniform;
+      return u.isReg() && u.component() == Component::None && !everDivergent_->test(u.id);
+    };
+    size_t n = d.numOperands();
+    if ((d.is(Opcode::Mov) || d.is(Opcode::Cvt)) && n == 2) return laneLinear(d.operand(1), depth + 1);
+    if (d.is(Opcode::Add) && n == 3)
+      return (laneLinear(d.operand(1), depth + 1) && uniform(d.operand(2))) ||
+             (uniform(d.operand(1)) && laneLinear(d.operand(2), depth + 1));
+    if (d.is(Opcode::Sub) && n == 3) return laneLinear(d.operand(1), depth + 1) && uniform(d.operand(2));
+    if (d.is(Opcode::Mad) && n == 4)
+      return uniform(d.operand(1)) && uniform(d.operand(2)) && laneLinear(d.operand(3), depth + 1);
+    return false;
+  }
+
+  // Is the branch's predicate an integer comparison of a lane-linear value with a uniform one?
+  bool thresholdBranch(const Instruction& br) const {
+    auto it = uniqueDef_.find(br.guard());
+    if (it == uniqueDef_.end() || !it->second) return false;
+    const Instruction& s = *it->second;
+    if (!s.is(Opcode::Setp) || s.hasGuard() || s.numOperands() != 3) return false;
+    TypeClass tc = typeClass(s.type(0));
+    if (tc != TypeClass::Signed && tc != TypeClass::Unsigned && tc != TypeClass::Bit) return false;
+    auto uniform = [&](const Operand& u) {
+      if (u.isImm()) return true;
+      if (u.kind == OperandKind::Special) return specialRegInfo(static_cast<SpecialReg>(u.id)).uniform;
+      return u.isReg() && u.component() == Component::None && !everDivergent_->test(u.id);
+    };
+    return (laneLinear(s.operand(1), 0) && uniform(s.operand(2))) || (uniform(s.operand(1)) && laneLinear(s.operand(2), 0));
+  }
+
+  // Do both ways of E's branch (the blocks only one of them reaches before X) hold long-latency
+  // arithmetic? Predicated, the region runs both latency chains for every lane.
+  bool longLatencyBothWays(uint32_t e, uint32_t x, const CfgInfo& cfg) const {
+    if (cfg.succ[e].size() != 2) return false;
+    std::vector<uint32_t> a = reach(cfg, cfg.succ[e][0], x, true), b = reach(cfg, cfg.succ[e][1], x, true);
+    std::unordered_set<uint32_t> inA(a.begin(), a.end()), inB(b.begin(), b.end());
+    auto slow = [&](const std::vector<uint32_t>& side, const std::unordered_set<uint32_t>& other) {
+      for (uint32_t blk : side)
+        if (!other.count(blk))
+          for (const Instruction* i : cfg.rpo[blk]->insts())
+            if (i->info().is(OpFlag::LongLatency) && !i->info().readsMemory()) return true;
+      return false;
+    };
+    return slow(a, inB) && slow(b, inA);
   }
 
   // How many of the region's conditional branches ptxas would keep. ptxas if-converts a
@@ -699,7 +766,13 @@ class MaskRegions : public Pass {
       return no("masks", "more masks live than max-live-masks " + std::to_string(maxLiveMasks_));
     if (int64_t(p.extra) > maxExtra_) return no("extra", "more added instructions than max-extra " + std::to_string(maxExtra_));
     std::string why = "within the limits";
-    if (const BranchCounts* c = usableCounts(*ctx_, *br)) {
+    const BranchCounts* c = usableCounts(*ctx_, *br);
+    if (!c && thresholdCheck_ && p.branches == 1 && thresholdBranch(*br))
+      return no("threshold", "the branch compares the thread index with a warp-uniform bound: at most one warp of a CTA "
+                             "splits on it, the others go one way (threshold-check)");
+    if (!c && extraLatencyCheck_ && longLatencyBothWays(p.order[0], p.exit, cfg))
+      return no("extra-latency", "both ways hold long-latency arithmetic (extra-latency-check)");
+    if (c) {
       // The branching form's expected instructions per warp execution of E, from the counts
       // of every branch in the region: each block runs in the warp executions that reach it
       // (a join after a divergent branch once), each conditional branch costs one more and
@@ -911,6 +984,9 @@ class MaskRegions : public Pass {
   int64_t maxSize_ = 0, maxDepth_ = 0, maxLiveMasks_ = 0, maxExtra_ = 0, bosccMin_ = 0;
   double divergenceCost_ = 4;
   int64_t ptxasSideLimit_ = std::stoi(std::string(kPtxasSideLimit));
+  bool extraLatencyCheck_ = true, thresholdCheck_ = true;
+  std::unordered_map<RegId, const Instruction*> uniqueDef_;  // nullptr: more than one definition
+  const BitVector* everDivergent_ = nullptr;
   bool speculate_ = true;
   int syncVotes_ = 1;
 };
@@ -929,6 +1005,8 @@ PassInfo maskRegionsPassInfo() {
               {"max-extra", KnobType::Int, "24", "most instructions a region may add (mask arithmetic, votes, skip branches)"},
               {"boscc-min", KnobType::Int, "40", "smallest side (instructions) that gets a vote and a uniform skip; 0: none but uniform branches' sides"},
               {"speculate", KnobType::Bool, "true", "leave private temporaries of a block unguarded (only values that leave the block, memory and effects take the mask)"},
+              {"extra-latency-check", KnobType::Bool, "true", "without a profile, keep a region when both ways of its branch hold long-latency arithmetic (div, rem, sqrt, transcendentals)"},
+              {"threshold-check", KnobType::Bool, "true", "without a profile, keep a region whose branch compares the thread index with a warp-uniform bound (at most one warp of a CTA splits on it)"},
               {"divergence-cost", KnobType::Float, "4", "with a profile: instructions a divergent branch costs beyond its sides and the branch"},
           },
           [] { return std::make_unique<MaskRegions>(); }};

@@ -82,6 +82,40 @@ TEST(FuzzGenerator, KernelsParseVerifyAndRunCleanly) {
   }
 }
 
+// --nesting-heavy (mask-regions' kernels): more conditionals nested in conditionals than the
+// default draws, and kernels as valid as ever.
+TEST(FuzzGenerator, NestingHeavyNestsMore) {
+  GeneratorOptions heavy;
+  heavy.nestingHeavy = true;
+  unsigned plain = 0, nested = 0;
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    GeneratedKernel a = generateKernel(seed), b = generateKernel(seed, heavy);
+    auto count = [](const GeneratedKernel& k) {
+      auto it = k.shapes.find("if.diamond.nested");
+      return it == k.shapes.end() ? 0u : it->second;
+    };
+    plain += count(a);
+    nested += count(b);
+    if (seed > 6) continue;
+    SCOPED_TRACE(b.name);
+    DiagEngine diags;
+    auto m = parseModule(b.ptx, b.name + ".ptx", diags);
+    ASSERT_TRUE(m) << diags.str();
+    ASSERT_TRUE(verifyModule(*m, diags)) << diags.str();
+    emu::LaunchSpec spec;
+    std::string error;
+    ASSERT_TRUE(emu::parseLaunchSpec(b.specJson, b.name + ".json", spec, error)) << error;
+    auto e = emu::Emulator::create(*m, error);
+    ASSERT_TRUE(e) << error;
+    emu::RunOptions options;
+    options.checkRaces = true;
+    emu::RunResult r = e->run(spec, options);
+    EXPECT_TRUE(r.ok) << r.error << r.fault;
+    EXPECT_TRUE(r.races.empty());
+  }
+  EXPECT_GT(nested, plain + plain / 2) << "nested diamonds: " << nested << " with --nesting-heavy, " << plain << " without";
+}
+
 }  // namespace
 }  // namespace ptxopt::fuzz
 

@@ -75,6 +75,7 @@ void addRun(CLI::App& app, RunCommand& c) {
   run->add_option("--timeout", c.timeout, "seconds one seed may take before it counts as a hang (default 120)");
   run->add_flag("--barrier-heavy", c.barrierHeavy, "generate four times the barriers, twice the shared-memory exchanges");
   run->add_flag("--ifelse-heavy", c.ifElseHeavy, "generate three times the conditionals, twice the arithmetic (if-conversion)");
+  run->add_flag("--nesting-heavy", c.nestingHeavy, "generate conditionals inside conditionals: six times the nested ifs, longer arms, fewer loops and gotos (mask-regions)");
   run->add_flag("--switch-heavy", c.switchHeavy, "generate five times the switches, in more shapes, half of them assigning constants (switch-opt)");
   run->add_option("--random-schedules", c.randomSchedules,
                   "also run both modules under N random warp schedules with the race check (default 0)");
@@ -164,6 +165,7 @@ int runRun(const RunCommand& c) {
     g.barrierHeavy = c.barrierHeavy;
     g.ifElseHeavy = c.ifElseHeavy;
     g.switchHeavy = c.switchHeavy;
+    g.nestingHeavy = c.nestingHeavy;
     source.make = [g](uint64_t seed, std::string& name, std::string& ptx, emu::LaunchSpec& spec, std::string& error) {
       fuzz::GeneratedKernel k = fuzz::generateKernel(seed, g);
       name = k.name;

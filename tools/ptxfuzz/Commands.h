@@ -27,6 +27,7 @@ struct RunCommand {
   bool barrierHeavy = false;
   bool ifElseHeavy = false;
   bool switchHeavy = false;
+  bool nestingHeavy = false;
   std::string size = "random";
   std::string kernel, launch;       // one given kernel instead of generated ones
   bool quiet = false;

@@ -34,6 +34,7 @@ struct GenOptions {
   bool barrierHeavy = false;
   bool ifElseHeavy = false;
   bool switchHeavy = false;
+  bool nestingHeavy = false;
   bool stats = false;
 };
 
@@ -46,6 +47,7 @@ void addGen(CLI::App& app, GenOptions& o) {
   gen->add_flag("--no-warp-sz", o.noWarpSz, "never read the warp size through WARP_SZ");
   gen->add_flag("--barrier-heavy", o.barrierHeavy, "four times the barriers, twice the shared-memory exchanges");
   gen->add_flag("--ifelse-heavy", o.ifElseHeavy, "three times the conditionals, twice the arithmetic (if-conversion)");
+  gen->add_flag("--nesting-heavy", o.nestingHeavy, "conditionals inside conditionals: six times the nested ifs, longer arms, fewer loops and gotos");
   gen->add_flag("--switch-heavy", o.switchHeavy, "five times the switches, in more shapes, half of them assigning constants");
   gen->add_flag("--no-approx", o.noApprox, "no .approx or transcendental float operations");
   gen->add_flag("--no-calls", o.noCalls, "no .func callees");
@@ -61,6 +63,7 @@ int runGen(const GenOptions& o) {
   g.barrierHeavy = o.barrierHeavy;
   g.ifElseHeavy = o.ifElseHeavy;
   g.switchHeavy = o.switchHeavy;
+  g.nestingHeavy = o.nestingHeavy;
   g.useWarpSz = !o.noWarpSz;
   g.approxMath = !o.noApprox;
   g.calls = !o.noCalls;

@@ -57,6 +57,11 @@ struct GeneratorOptions {
   // splits) and half of them with bodies that only assign constants (the value-table shape):
   // kernels for switch-opt. Off: the default draws.
   bool switchHeavy = false;
+  // Conditionals inside conditionals: inside an if, six times the conditionals (three times at
+  // the top), longer arms, twice the arithmetic and stores (what a side under a mask computes
+  // and guards), half the loops, gotos and irreducible pieces (which keep a region from being
+  // flattened): kernels for mask-regions. Off: the default draws.
+  bool nestingHeavy = false;
 };
 
 struct GeneratedKernel {
