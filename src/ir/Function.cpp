@@ -74,8 +74,9 @@ std::string Function::freshName(std::string_view prefix) const {
     for (const Instruction* i : b->insts())
       if (i->is(Opcode::BranchTargets) || i->is(Opcode::CallTargets) || i->is(Opcode::CallPrototype))
         taken.insert(std::string(m.str(i->payload())));
-  // A name PTX gives a special register (%pm0, %envreg3, %smid) reads that register in ptxas
-  // even when the function declares a register of the same name.
+  // Names PTX gives special registers (%pm0, %envreg3, %smid) are not handed out: ptxas 13.0
+  // and the front end both accept a declaration that shadows one, but output that reads like a
+  // performance counter is a trap for the next reader and for older tools.
   auto special = [](std::string_view name) {
     if (lookupSpecialReg(name)) return true;
     size_t k = name.find_last_not_of("0123456789");

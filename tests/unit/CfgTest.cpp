@@ -79,9 +79,8 @@ TEST(Cfg, RebuildAfterEditingMatchesAFreshParse) {
   EXPECT_TRUE(f.blocks()[1]->preds().empty());
 }
 
-// A fresh register never takes a special register's name: ptxas reads %pm0 as the performance
-// counter even where the function declares a register %pm0 (mask-regions named its masks so), and
-// the front end reads every %pm<N> and %envreg<N> up to kMaxSpecialRegNumber as one.
+// A fresh register never takes a special register's name (%pm<N>, %envreg<N> up to
+// kMaxSpecialRegNumber, which the front end reads as special registers when undeclared).
 TEST(Function, FreshNamesAvoidSpecialRegisters) {
   auto m = parseOk(kernel("ret;"));
   Function& f = *m->functions()[0];
