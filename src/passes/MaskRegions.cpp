@@ -857,6 +857,13 @@ class MaskRegions : public Pass {
   // value that is %tid.x plus warp-uniform terms rises by one from lane to lane; compared with a
   // warp-uniform bound it splits at most the one warp whose lanes straddle the bound, and every
   // other warp of the CTA goes one way: `if (tid < s)` in a reduction, `if (i < n)`.
+  // An immediate, a warp-uniform special register, or a register divergent nowhere.
+  bool uniformOperand(const Operand& u) const {
+    if (u.isImm()) return true;
+    if (u.kind == OperandKind::Special) return specialRegInfo(static_cast<SpecialReg>(u.id)).uniform;
+    return u.isReg() && u.component() == Component::None && !everDivergent_->test(u.id);
+  }
+
   bool laneLinear(const Operand& o, int depth) const {
     if (o.kind == OperandKind::Special)
       return static_cast<SpecialReg>(o.id) == SpecialReg::Tid && o.component() == Component::X;
@@ -864,19 +871,14 @@ class MaskRegions : public Pass {
     auto it = uniqueDef_.find(static_cast<RegId>(o.id));
     if (it == uniqueDef_.end() || !it->second || it->second->hasGuard()) return false;
     const Instruction& d = *it->second;
-    auto uniform = [&](const Operand& u) {
-      if (u.isImm()) return true;
-      if (u.kind == OperandKind::Special) return specialRegInfo(static_cast<SpecialReg>(u.id)).uniform;
-      return u.isReg() && u.component() == Component::None && !everDivergent_->test(u.id);
-    };
     size_t n = d.numOperands();
     if ((d.is(Opcode::Mov) || d.is(Opcode::Cvt)) && n == 2) return laneLinear(d.operand(1), depth + 1);
     if (d.is(Opcode::Add) && n == 3)
-      return (laneLinear(d.operand(1), depth + 1) && uniform(d.operand(2))) ||
-             (uniform(d.operand(1)) && laneLinear(d.operand(2), depth + 1));
-    if (d.is(Opcode::Sub) && n == 3) return laneLinear(d.operand(1), depth + 1) && uniform(d.operand(2));
+      return (laneLinear(d.operand(1), depth + 1) && uniformOperand(d.operand(2))) ||
+             (uniformOperand(d.operand(1)) && laneLinear(d.operand(2), depth + 1));
+    if (d.is(Opcode::Sub) && n == 3) return laneLinear(d.operand(1), depth + 1) && uniformOperand(d.operand(2));
     if (d.is(Opcode::Mad) && n == 4)
-      return uniform(d.operand(1)) && uniform(d.operand(2)) && laneLinear(d.operand(3), depth + 1);
+      return uniformOperand(d.operand(1)) && uniformOperand(d.operand(2)) && laneLinear(d.operand(3), depth + 1);
     return false;
   }
 
@@ -888,12 +890,7 @@ class MaskRegions : public Pass {
     if (!s.is(Opcode::Setp) || s.hasGuard() || s.numOperands() != 3) return false;
     TypeClass tc = typeClass(s.type(0));
     if (tc != TypeClass::Signed && tc != TypeClass::Unsigned && tc != TypeClass::Bit) return false;
-    auto uniform = [&](const Operand& u) {
-      if (u.isImm()) return true;
-      if (u.kind == OperandKind::Special) return specialRegInfo(static_cast<SpecialReg>(u.id)).uniform;
-      return u.isReg() && u.component() == Component::None && !everDivergent_->test(u.id);
-    };
-    return (laneLinear(s.operand(1), 0) && uniform(s.operand(2))) || (uniform(s.operand(1)) && laneLinear(s.operand(2), 0));
+    return (laneLinear(s.operand(1), 0) && uniformOperand(s.operand(2))) || (uniformOperand(s.operand(1)) && laneLinear(s.operand(2), 0));
   }
 
   // Do both ways of E's branch (the blocks only one of them reaches before X) hold long-latency
