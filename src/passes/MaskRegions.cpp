@@ -882,6 +882,47 @@ class MaskRegions : public Pass {
     return false;
   }
 
+  // %tid.x itself (through mov and cvt).
+  bool isTidX(const Operand& o, int depth = 0) const {
+    if (o.kind == OperandKind::Special)
+      return static_cast<SpecialReg>(o.id) == SpecialReg::Tid && o.component() == Component::X;
+    if (!o.isReg() || o.component() != Component::None || depth > 4) return false;
+    auto it = uniqueDef_.find(static_cast<RegId>(o.id));
+    if (it == uniqueDef_.end() || !it->second || it->second->hasGuard()) return false;
+    const Instruction& d = *it->second;
+    return (d.is(Opcode::Mov) || d.is(Opcode::Cvt)) && d.numOperands() == 2 && isTidX(d.operand(1), depth + 1);
+  }
+
+  // The lanes of a warp share %tid.x's bits 5 and up (in one-dimensional blocks, and wherever
+  // the x extent is at most 32). Does the branch test only those bits: `(tid & C) == 0` or
+  // `(tid ^ C) < tid` with C a multiple of 32 (bitonic sort's partner tests for strides of 32
+  // and more)? Then no warp splits on it.
+  bool highTidBitsBranch(const Instruction& br) const {
+    auto it = uniqueDef_.find(br.guard());
+    if (it == uniqueDef_.end() || !it->second) return false;
+    const Instruction& s = *it->second;
+    if (!s.is(Opcode::Setp) || s.hasGuard() || s.numOperands() != 3) return false;
+    auto highConst = [](const Operand& c) { return c.isImm() && c.value != 0 && (uint64_t(c.value) & 31) == 0; };
+    auto defOf = [&](const Operand& o) -> const Instruction* {
+      if (!o.isReg() || o.component() != Component::None) return nullptr;
+      auto d = uniqueDef_.find(static_cast<RegId>(o.id));
+      return d == uniqueDef_.end() || !d->second || d->second->hasGuard() || d->second->numOperands() != 3 ? nullptr
+                                                                                                       : d->second;
+    };
+    auto highBits = [&](const Operand& o, Opcode op) {
+      const Instruction* d = defOf(o);
+      return d && d->is(op) && ((isTidX(d->operand(1)) && highConst(d->operand(2))) ||
+                                (highConst(d->operand(1)) && isTidX(d->operand(2))));
+    };
+    const Operand &a = s.operand(1), &b = s.operand(2);
+    // (tid & C) compared with a constant: only the bits C keeps decide.
+    if ((highBits(a, Opcode::And) && b.isImm() && (uint64_t(b.value) & 31) == 0) ||
+        (highBits(b, Opcode::And) && a.isImm() && (uint64_t(a.value) & 31) == 0))
+      return true;
+    // tid ^ C against tid: they differ in C's bits only, so the order is that of those bits.
+    return (highBits(a, Opcode::Xor) && isTidX(b)) || (highBits(b, Opcode::Xor) && isTidX(a));
+  }
+
   // Is the branch's predicate an integer comparison of a lane-linear value with a uniform one?
   bool thresholdBranch(const Instruction& br) const {
     auto it = uniqueDef_.find(br.guard());
@@ -1012,6 +1053,9 @@ class MaskRegions : public Pass {
     if (!c && thresholdCheck_ && p.branches == 1 && thresholdBranch(*br))
       return no("threshold", "the branch compares the thread index with a warp-uniform bound: at most one warp of a CTA "
                              "splits on it, the others go one way (threshold-check)");
+    if (!c && thresholdCheck_ && highTidBitsBranch(*br))
+      return no("threshold", "the branch tests only bits 5 and up of the thread index, which the lanes of a warp share: "
+                             "no warp splits on it (threshold-check)");
     if (!c && extraLatencyCheck_ && longLatencyBothWays(p.order[0], p.exit, cfg))
       return no("extra-latency", "both ways hold long-latency arithmetic (extra-latency-check)");
     if (c) {
