@@ -150,4 +150,25 @@ void replaceIfRegion(Function& f, const IfRegion& r, std::vector<Instruction*> b
   }
 }
 
+Instruction* buildInstruction(Function& f, Opcode op, ScalarType type, std::initializer_list<Operand> ops,
+                              const Instruction* at) {
+  Instruction* i = f.createInstruction(op);
+  if (type != ScalarType::None) i->addMod(typeMod(type));
+  for (const Operand& o : ops) i->addOperand(o);
+  if (at) {
+    i->setLoc(at->loc());
+    i->setDebugLoc(at->debugLoc());
+  }
+  return i;
+}
+
+Instruction* buildVoteAny(Function& f, RegId dst, Operand src, RegId lanes, const Instruction* at) {
+  Instruction* v = buildInstruction(f, lanes != kNoReg ? Opcode::VoteSync : Opcode::Vote, ScalarType::None,
+                                    {Operand::reg(dst), src}, at);
+  v->addMod(Mod::Any);
+  v->addMod(typeMod(ScalarType::Pred));
+  if (lanes != kNoReg) v->addOperand(Operand::reg(lanes));
+  return v;
+}
+
 }  // namespace ptxopt

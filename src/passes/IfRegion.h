@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -79,5 +80,12 @@ std::string whyNotPredicable(const Instruction& i);
 // a `bra.uni`. The caller rebuilds the CFG.
 void replaceIfRegion(Function& f, const IfRegion& r, std::vector<Instruction*> body,
                      std::unordered_set<const BasicBlock*>& removed);
+
+// A new instruction `op` with a type modifier (none for ScalarType::None) and these operands,
+// at the source position of `at` (none when null): what the passes insert.
+Instruction* buildInstruction(Function& f, Opcode op, ScalarType type, std::initializer_list<Operand> ops,
+                              const Instruction* at);
+// `vote.sync.any.pred dst, src, lanes`, or `vote.any.pred dst, src` when lanes is kNoReg.
+Instruction* buildVoteAny(Function& f, RegId dst, Operand src, RegId lanes, const Instruction* at);
 
 }  // namespace ptxopt

@@ -50,6 +50,7 @@
 #include "ptxopt/passes/Passes.h"
 
 #include "IfRegion.h"
+#include "MaskLoops.h"
 
 namespace ptxopt {
 
@@ -145,8 +146,6 @@ class MaskRegions : public Pass {
     extraLatencyCheck_ = k.getBool("extra-latency-check");
     thresholdCheck_ = k.getBool("threshold-check");
     loops_ = k.getBool("loops");
-    doneLoops_.clear();
-    refusedLoops_.clear();
     speculate_ = k.getBool("speculate");
     syncVotes_ = canUseSyncVotes(*f.parent());
     refused_.clear();
@@ -195,252 +194,11 @@ class MaskRegions : public Pass {
         am.invalidate(PreservedAnalyses::none());
       }
     }
-    if (loops_ && syncVotes_ >= 0)
-      while (convertOneLoop(am)) {
-        changed = true;
-        buildCfg(f);
-        am.invalidate(PreservedAnalyses::none());
-      }
+    if (loops_ && syncVotes_ >= 0 && maskDivergentLoops(f, am, ctx, syncVotes_ == 1, maxSize_)) changed = true;
     return changed ? PassResult::changed(PreservedAnalyses::none()) : PassResult::unchanged();
   }
 
  private:
-  // A loop whose exit diverges, as a uniform loop under a mask (knob `loops`). The loop must be
-  // a chain after the region walk: header H, blocks each with one successor in the loop, one
-  // latch jumping back to H, one preheader P that only falls or jumps into H, every exit edge to
-  // one block Ex, all of it predicable. Then:
-  //   P:     activemask.b32 %lanes; mov.pred %mask, 1;      (the lanes that enter)
-  //   body:  every instruction under %mask (an existing guard @q becomes and.pred %t, %mask, q)
-  //   exit:  @c bra Ex  ->  and.pred %mask, %mask, !c       (lanes that leave stop running)
-  //   latch: vote.sync.any.pred %any, %mask, %lanes; @%any bra.uni H; then on to Ex
-  // A lane that left keeps its registers as they were when it left (every write is guarded), and
-  // the warp leaves together once no lane is active: the loop's branches no longer diverge.
-  bool convertOneLoop(FunctionAnalysisManager& am) {
-    const CfgInfo& cfg = am.get<CfgAnalysis>();
-    const DominatorTree& dom = am.get<DominatorAnalysis>();
-    const UniformityInfo& uni = am.get<UniformityAnalysis>();
-    pinned_ = pinnedLabelNames(*f_, collectBranchTargetTables(*f_));
-    for (uint32_t h = 0; h < cfg.size(); ++h) {
-      BasicBlock* H = const_cast<BasicBlock*>(cfg.rpo[h]);
-      std::vector<uint32_t> latches, outside;
-      for (uint32_t q : cfg.pred[h]) (dom.tree.dominates(h, q) ? latches : outside).push_back(q);
-      if (latches.size() != 1 || doneLoops_.count(H)) continue;
-      std::string why = loopRefusal(h, latches[0], outside, cfg, uni);
-      if (!why.empty()) {
-        if (refusedLoops_.insert(H).second) {
-          ctx_->count("refused-loop-shape");
-          ctx_->remark(H, "keep", "loop at " + H->name() + ": " + why);
-        }
-        continue;
-      }
-      carryOutLoop(h, latches[0], outside[0], cfg);
-      doneLoops_.insert(H);
-      return true;
-    }
-    return false;
-  }
-
-  // Why the loop headed by h cannot run under a mask ("" when it can); fills loop_.
-  std::string loopRefusal(uint32_t h, uint32_t latch, const std::vector<uint32_t>& outside, const CfgInfo& cfg,
-                          const UniformityInfo& uni) {
-    loop_ = {};
-    if (outside.size() != 1 || cfg.succ[outside[0]].size() != 1) return "no preheader that only enters the loop";
-    // The natural loop: H and the blocks that reach the latch without passing H.
-    std::unordered_set<uint32_t> body{h};
-    for (std::vector<uint32_t> work{latch}; !work.empty();) {
-      uint32_t q = work.back();
-      work.pop_back();
-      if (!body.insert(q).second) continue;
-      for (uint32_t r : cfg.pred[q]) work.push_back(r);
-    }
-    // The chain from H to the latch.
-    std::unordered_set<uint32_t> in;
-    uint32_t b = h;
-    bool divergentExit = false;
-    int64_t size = 0;
-    for (;;) {
-      if (!in.insert(b).second) return "not a chain of blocks";
-      loop_.chain.push_back(b);
-      const BasicBlock* B = cfg.rpo[b];
-      if (B->hasLabel() && pinned_.count(f_->labelName(B->label()))) return "a debug section or a branch table names " + B->name();
-      if (b != h && cfg.pred[b].size() != 1) return B->name() + " has more than one predecessor";
-      for (const Instruction* i : B->insts()) {
-        if (i == B->terminator() && i->is(Opcode::Bra)) continue;
-        if (i->info().isPseudo()) continue;
-        if (std::string w = whyNotPredicable(*i); !w.empty()) return "not predicable: " + w + " (line " + std::to_string(i->loc().line) + ")";
-        ++size;
-      }
-      std::vector<uint32_t> inLoop, out;
-      for (uint32_t s : cfg.succ[b]) (body.count(s) ? inLoop : out).push_back(s);
-      if (inLoop.size() != 1 || out.size() > 1 || (b == latch) != (inLoop[0] == h))
-        return "a branch inside the loop body (" + B->name() + ")";
-      if (out.size() == 1) {
-        if (conditionalBranch(*const_cast<BasicBlock*>(B)) == nullptr) return "an exit that is not a plain conditional branch";
-        if (loop_.exitBlock == kNone) loop_.exitBlock = out[0];
-        else if (loop_.exitBlock != out[0]) return "exits to more than one block";
-        divergentExit |= uni.isDivergentBranch(B);
-      } else if (cfg.succ[b].size() != 1) {
-        return "a block without one successor in the loop (" + B->name() + ")";
-      }
-      if (b == latch) break;
-      b = inLoop[0];
-    }
-    if (loop_.exitBlock == kNone) return "no exit";
-    if (in.size() != body.size()) return "not a chain of blocks";
-    if (!divergentExit) return "every exit is warp-uniform";
-    if (size > maxSize_) return "larger than max-size " + std::to_string(maxSize_);
-    loop_.preheader = outside[0];
-    return "";
-  }
-
-  void carryOutLoop(uint32_t h, uint32_t latch, uint32_t pre, const CfgInfo& cfg) {
-    BasicBlock* H = const_cast<BasicBlock*>(cfg.rpo[h]);
-    BasicBlock* P = const_cast<BasicBlock*>(cfg.rpo[pre]);
-    BasicBlock* Ex = const_cast<BasicBlock*>(cfg.rpo[loop_.exitBlock]);
-    BasicBlock* L = const_cast<BasicBlock*>(cfg.rpo[latch]);
-    // Where the new instructions say they come from: the latch's jump, or any instruction of the
-    // loop (a latch may be empty and fall into H).
-    const Instruction* at = L->terminator();
-    for (uint32_t b : loop_.chain)
-      if (!at) at = cfg.rpo[b]->terminator();
-    RegId mask = f_->addRegister(ScalarType::Pred, "%mask");
-    RegId lanes = syncVotes_ == 1 ? f_->addRegister(ScalarType::B32, "%lanes") : kNoReg;
-    auto make = [&](Opcode op, ScalarType t) {
-      Instruction* i = f_->createInstruction(op);
-      if (t != ScalarType::None) i->addMod(typeMod(t));
-      if (at) {
-        i->setLoc(at->loc());
-        i->setDebugLoc(at->debugLoc());
-      }
-      return i;
-    };
-    auto label = [&](BasicBlock* b, const char* prefix) {
-      if (!b->hasLabel()) f_->addLabel(b, prefix);
-      return b->label();
-    };
-    // P: the lanes that enter, before P's jump (if any).
-    {
-      std::vector<Instruction*> add;
-      if (lanes != kNoReg) {
-        Instruction* a = make(Opcode::Activemask, ScalarType::B32);
-        a->addOperand(Operand::reg(lanes));
-        add.push_back(a);
-      }
-      Instruction* m = make(Opcode::Mov, ScalarType::Pred);
-      m->addOperand(Operand::reg(mask));
-      m->addOperand(Operand::imm(1));
-      add.push_back(m);
-      auto& v = P->insts();
-      Instruction* t = P->terminator();
-      auto pos = t && t->is(Opcode::Bra) ? std::find(v.begin(), v.end(), t) : v.end();
-      for (Instruction* i : add) i->setParent(P);
-      v.insert(pos, add.begin(), add.end());
-    }
-    unsigned guarded = 0;
-    auto& layout = f_->blocks();
-    auto layoutNext = [&](BasicBlock* B) -> BasicBlock* {
-      auto it = std::find(layout.begin(), layout.end(), B);
-      return it == layout.end() || it + 1 == layout.end() ? nullptr : *(it + 1);
-    };
-    for (uint32_t b : loop_.chain) {
-      BasicBlock* B = const_cast<BasicBlock*>(cfg.rpo[b]);
-      std::vector<Instruction*> out;
-      // Consecutive instructions under the same existing guard share one conjunction while
-      // neither the guard nor the mask is written in between.
-      std::map<std::pair<RegId, bool>, RegId> conj;
-      Instruction* term = B->terminator();
-      bool jumps = term && term->is(Opcode::Bra);
-      for (Instruction* i : B->insts()) {
-        if (jumps && i == term) continue;
-        if (i->info().isPseudo()) {
-          out.push_back(i);
-          continue;
-        }
-        if (i->hasGuard()) {
-          auto key = std::make_pair(i->guard(), i->guardNegated());
-          auto it = conj.find(key);
-          if (it == conj.end()) {
-            RegId t = f_->addRegister(ScalarType::Pred, "%mask");
-            Instruction* a = make(Opcode::And, ScalarType::Pred);
-            a->addOperand(Operand::reg(t));
-            a->addOperand(Operand::reg(mask));
-            Operand g = Operand::reg(i->guard());
-            if (i->guardNegated()) g.flags |= OperandFlag::Negated;
-            a->addOperand(g);
-            out.push_back(a);
-            it = conj.emplace(key, t).first;
-          }
-          i->setGuard(it->second, false);
-        } else {
-          i->setGuard(mask, false);
-        }
-        ++guarded;
-        out.push_back(i);
-        i->forEachDefReg([&](RegId r) {
-          for (auto c = conj.begin(); c != conj.end();) c = c->first.first == r ? conj.erase(c) : std::next(c);
-        });
-      }
-      // Where the block goes: the exit clears lanes; the chain goes on.
-      BasicBlock* next = nullptr;  // the in-loop successor, when it is not H
-      for (const Edge& e : B->succs())
-        if (e.to != Ex && e.to != H) next = e.to;
-      // (A branch whose two edges meet in the loop is no exit: it goes, like a jump.)
-      bool exits = std::any_of(B->succs().begin(), B->succs().end(), [&](const Edge& e) { return e.to == Ex; });
-      if (exits && conditionalBranch(*B) == term && term && B->succs().size() == 2) {
-        BasicBlock* taken = B->successor(EdgeKind::Taken);
-        // The exit condition: the guard when the branch jumps to Ex, its negation otherwise.
-        bool exitNeg = taken == Ex ? term->guardNegated() : !term->guardNegated();
-        Instruction* a = make(Opcode::And, ScalarType::Pred);
-        a->addOperand(Operand::reg(mask));
-        a->addOperand(Operand::reg(mask));
-        Operand c = Operand::reg(term->guard());
-        if (!exitNeg) c.flags |= OperandFlag::Negated;  // mask &= !exit
-        a->addOperand(c);
-        out.push_back(a);
-        ctx_->count("loop-exits-masked");
-      }
-      if (b == latch) {
-        RegId any = f_->addRegister(ScalarType::Pred, "%mask");
-        Instruction* v = f_->createInstruction(lanes != kNoReg ? Opcode::VoteSync : Opcode::Vote);
-        v->addMod(Mod::Any);
-        v->addMod(typeMod(ScalarType::Pred));
-        if (at) {
-          v->setLoc(at->loc());
-          v->setDebugLoc(at->debugLoc());
-        }
-        v->addOperand(Operand::reg(any));
-        v->addOperand(Operand::reg(mask));
-        if (lanes != kNoReg) v->addOperand(Operand::reg(lanes));
-        out.push_back(v);
-        Instruction* back = make(Opcode::Bra, ScalarType::None);
-        back->addMod(Mod::Uni);
-        back->addOperand(Operand::label(label(H, "$L__mask_loop")));
-        back->setGuard(any, false);
-        out.push_back(back);
-        if (layoutNext(B) != Ex) {
-          // The way out, in a block of its own after the latch (a block ends at its branch).
-          Instruction* leave = make(Opcode::Bra, ScalarType::None);
-          leave->addMod(Mod::Uni);
-          leave->addOperand(Operand::label(label(Ex, "$L__mask_exit")));
-          BasicBlock* tail = f_->createBlock();
-          tail->append(leave);
-          layout.insert(std::find(layout.begin(), layout.end(), B) + 1, tail);
-        }
-      } else if (next && layoutNext(B) != next) {
-        Instruction* go = make(Opcode::Bra, ScalarType::None);
-        go->addMod(Mod::Uni);
-        go->addOperand(Operand::label(label(next, "$L__mask_body")));
-        out.push_back(go);
-      }
-      B->insts().clear();
-      for (Instruction* i : out) B->append(i);
-    }
-    ctx_->count("loops-converted");
-    ctx_->count("predicated-instructions", guarded);
-    ctx_->remark(H, "convert", "loop at " + H->name() + ": " + std::to_string(loop_.chain.size()) +
-                                   " blocks under a mask, " + std::to_string(guarded) + " instructions guarded");
-  }
-
   // How sides are skipped: 1 with activemask and vote.sync (PTX 6.2), 0 with the old
   // `vote.any.pred` (older PTX, and only below sm_70, which no longer accepts it), -1 not at all.
   static int canUseSyncVotes(const Module& m) {
@@ -1126,13 +884,7 @@ class MaskRegions : public Pass {
     return true;
   }
 
-  Instruction* make(Opcode op, ScalarType t, const Instruction& at) {
-    Instruction* i = f_->createInstruction(op);
-    i->addMod(typeMod(t));
-    i->setLoc(at.loc());
-    i->setDebugLoc(at.debugLoc());
-    return i;
-  }
+  Instruction* make(Opcode op, ScalarType t, const Instruction& at) { return buildInstruction(*f_, op, t, {}, &at); }
 
   void carryOut(Plan& p, const CfgInfo& cfg) {
     BasicBlock* E = const_cast<BasicBlock*>(cfg.rpo[p.order[0]]);
@@ -1203,16 +955,7 @@ class MaskRegions : public Pass {
           break;
         }
         case Step::Kind::Vote: {
-          bool sync = s.b.id >= 0;
-          Instruction* i = f_->createInstruction(sync ? Opcode::VoteSync : Opcode::Vote);
-          i->addMod(Mod::Any);
-          i->addMod(typeMod(ScalarType::Pred));
-          i->setLoc(at.loc());
-          i->setDebugLoc(at.debugLoc());
-          i->addOperand(Operand::reg(reg(s.dst)));
-          i->addOperand(operand(s.a));
-          if (sync) i->addOperand(Operand::reg(reg(s.b.id)));
-          body.push_back(i);
+          body.push_back(buildVoteAny(*f_, reg(s.dst), operand(s.a), s.b.id >= 0 ? reg(s.b.id) : kNoReg, &at));
           break;
         }
         case Step::Kind::SkipBranch: {
@@ -1271,12 +1014,6 @@ class MaskRegions : public Pass {
   double divergenceCost_ = 4;
   int64_t ptxasSideLimit_ = std::stoi(std::string(kPtxasSideLimit));
   bool extraLatencyCheck_ = true, thresholdCheck_ = true, loops_ = false;
-  static constexpr uint32_t kNone = ~0u;
-  struct LoopShape {
-    std::vector<uint32_t> chain;  // H .. latch (RPO numbers)
-    uint32_t exitBlock = kNone, preheader = kNone;
-  } loop_;
-  std::unordered_set<const BasicBlock*> doneLoops_, refusedLoops_;
   std::unordered_map<RegId, const Instruction*> uniqueDef_;  // nullptr: more than one definition
   const BitVector* everDivergent_ = nullptr;
   bool speculate_ = true;

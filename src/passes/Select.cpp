@@ -217,13 +217,9 @@ class Select : public Pass {
   }
 
   Instruction* make(Opcode op, ScalarType type, std::initializer_list<Operand> ops, const Instruction& at) {
-    Instruction* i = f_->createInstruction(op);
-    i->addMod(typeMod(type));
-    for (const Operand& o : ops) i->addOperand(o);
-    i->setLoc(at.loc());
-    i->setDebugLoc(at.debugLoc());
-    return i;
+    return buildInstruction(*f_, op, type, ops, &at);
   }
+
 
   // Renames what the side writes where the old value is still wanted (by the merge or by the
   // other side); returns register -> its value at the end of the side, for the renamed ones.
