@@ -78,6 +78,8 @@ class SwitchOpt : public Pass {
     lowering_ = k.getString("lowering");
     bstGain_ = k.getInt("bst-gain");
     predicateLimit_ = k.getInt("predicate-limit");
+    tailLimit_ = k.getInt("tail-limit");
+    speculate_ = k.getBool("speculate");
     maxTableBytes_ = k.getInt("max-table-bytes");
     bool changed = false;
     tried_.clear();
@@ -398,7 +400,7 @@ class SwitchOpt : public Pass {
     if (valueTable_ && span <= maxSpan_) vt = planValueTable(rootBlock, root, tests, cases, dflt, first, last, vtWhy);
     else if (valueTable_) vtWhy = "a span over max-span";
     std::optional<PredicatedSwitch> ps;
-    if (tryPredicate || profiled) ps = planPredicated(rootBlock, tests, runs, dflt, psWhy);
+    if (tryPredicate || profiled) ps = planPredicated(rootBlock, tests, runs, dflt, lv, psWhy);
     auto doValueTable = [&] {
       emitValueTable(rootIndex, root, *vt, first, span, where, density);
       ctx_->count("cases", ncases);
@@ -409,15 +411,15 @@ class SwitchOpt : public Pass {
       ctx_->count("predicated");
       ctx_->count("cases", ncases);
       ctx_->remark(rootBlock, "predicate",
-                   where + ": " + std::to_string(ps->blocks.size()) + " blocks, " + std::to_string(ps->size) + " instructions, no branch (" +
-                       why + ")",
+                   where + ": " + std::to_string(ps->blocks.size()) + " blocks, " + std::to_string(ps->size) + " instructions (" +
+                       std::to_string(ps->unguarded.size()) + " unguarded), no branch (" + why + ")",
                    {{"line", double(root.bra->loc().line)}, {"cases", double(ncases)}, {"instructions", double(ps->size)}});
       return true;
     };
     std::string mode = lowering_;
     // With a profile (auto): the lowering with the fewest expected warp instructions.
     if (mode == "auto") {
-      if (std::optional<ProfileCosts> pc = profileCosts(tests, root, runs, ps ? &*ps : nullptr, vt ? &*vt : nullptr)) {
+      if (std::optional<ProfileCosts> pc = profileCosts(tests, root, runs, dflt, ps ? &*ps : nullptr, vt ? &*vt : nullptr)) {
         // On a tie the earlier wins: the branch-free forms, then the table, then the tree.
         std::vector<std::pair<double, std::string>> options;
         if (vt) options.push_back({pc->valueTable, "value-table"});
@@ -443,6 +445,29 @@ class SwitchOpt : public Pass {
     if (tryPredicate && mode == lowering_) {
       if (ps && lowering_ == "auto" && ps->size > predicateLimit_)
         psWhy = std::to_string(ps->size) + " instructions in the bodies against predicate-limit " + std::to_string(predicateLimit_);
+      // A selector that some path sets to a constant: ptxas threads those paths straight to
+      // their cases (sparse_switch), where predication would make them run every case.
+      if (ps && psWhy.empty() && lowering_ == "auto")
+        for (const BasicBlock* b : f_->blocks())
+          for (const Instruction* i : b->insts())
+            if (i->is(Opcode::Mov) && i->numOperands() == 2 && i->operand(0).isReg() && RegId(i->operand(0).id) == root.sel &&
+                i->operand(1).isImm())
+              psWhy = "the selector is a constant on the path through line " + std::to_string(i->loc().line) +
+                      "; ptxas threads such paths to their case";
+      // Then the predicates must cost less than the branching they replace, for a warp whose
+      // lanes reach every target (each body runs either way): a table's fixed part and a jump
+      // per target to the join, or a tree's setp and bra per test, a jump per target and the
+      // reconvergence.
+      // Only a switch dense enough for a table: the lanes of a warp spread over a sparse
+      // switch's few hit values less (sparse_switch), and only a profile tells.
+      if (ps && psWhy.empty() && lowering_ == "auto" && !costWhy.empty()) psWhy = costWhy + " (a sparse switch is predicated only with a profile)";
+      if (ps && psWhy.empty() && lowering_ == "auto") {
+        unsigned setup = predicateSetupCost(root, runs, dflt, *ps), branching = unsigned(targets.size()) + tableOverhead(true);
+        if (setup >= branching)
+          psWhy = std::to_string(setup) + " instructions of predicates against " + std::to_string(branching) + " of branching (a table)";
+        else
+          where += ", " + std::to_string(setup) + " instructions of predicates against " + std::to_string(branching) + " of branching";
+      }
       if (ps && psWhy.empty()) return doPredicate(divergent ? "divergent selector" : "uniform selector");
       if (lowering_ == "predicate") return refuse("predicate", psWhy);
       ctx_->remark(rootBlock, "no-predicate", where + ": " + psWhy, {{"line", double(root.bra->loc().line)}});
@@ -506,9 +531,66 @@ class SwitchOpt : public Pass {
     blocks.insert(blocks.begin() + long(rootIndex) + 1, dispatch);
     ctx_->count("jump-tables");
     ctx_->count("cases", cases.size());
+    if (!divergent)
+      if (unsigned n = duplicateTails(targets)) where += ", the function's end copied into " + std::to_string(n) + " cases";
     ctx_->remark(rootBlock, "jump-table", where + ", density " + std::to_string(density).substr(0, 4),
                  {{"line", double(root.bra->loc().line)}, {"cases", double(cases.size())}, {"span", double(span)}});
     return true;
+  }
+
+  // ---- the function's end in each case ------------------------------------------------------
+  //
+  // A warp runs exactly one case of a switch on a uniform selector, so the jump from each case
+  // to a common end costs a BRA per case in the code and one in every run, and copying a short
+  // end that leaves the function (up to tail-limit instructions, through jumps and
+  // fall-throughs, to an unguarded ret or exit) into the cases saves both at no cost in
+  // instructions run. A divergent switch would run the copies once per target instead of once
+  // after reconvergence. Barriers, warp collectives and calls are not copied.
+
+  // The instructions from `s` on to the function's end, without the jumps; nullopt when the
+  // way there branches, is longer than tail-limit or holds something not to copy.
+  std::optional<std::vector<Instruction*>> functionTail(BasicBlock* s) const {
+    std::vector<Instruction*> tail;
+    std::set<BasicBlock*> seen;
+    for (BasicBlock* b = s; seen.insert(b).second;) {
+      for (Instruction* i : b->insts()) {
+        if (i == b->terminator() && !i->hasGuard() && (i->is(Opcode::Ret) || i->is(Opcode::Exit))) {
+          tail.push_back(i);
+          return tail.size() <= size_t(tailLimit_) ? std::optional(tail) : std::nullopt;
+        }
+        if (i == b->terminator() && i->is(Opcode::Bra) && !i->hasGuard()) continue;
+        if (!whyNotPredicable(*i).empty()) return std::nullopt;
+        tail.push_back(i);
+      }
+      if (b->succs().size() != 1 || tail.size() > size_t(tailLimit_)) return std::nullopt;
+      b = b->succs()[0].to;
+    }
+    return std::nullopt;
+  }
+
+  // Ends each of `targets` that goes straight on to a short function end with a copy of it;
+  // returns how many.
+  unsigned duplicateTails(const std::set<BasicBlock*>& targets) {
+    if (tailLimit_ <= 0) return 0;
+    unsigned n = 0;
+    for (BasicBlock* t : targets) {
+      if (t->succs().size() != 1) continue;
+      BasicBlock* s = t->succs()[0].to;
+      Instruction* term = t->terminator();
+      bool jumps = term && term->is(Opcode::Bra) && !term->hasGuard();
+      if (s == t || (term && !jumps)) continue;
+      std::optional<std::vector<Instruction*>> tail = functionTail(s);
+      if (!tail) continue;
+      if (jumps) t->insts().erase(std::find(t->insts().begin(), t->insts().end(), term));
+      for (Instruction* i : *tail) {
+        Instruction* c = f_->cloneInstruction(*i);
+        c->setParent(t);
+        t->append(c);
+      }
+      ++n;
+    }
+    if (n) ctx_->count("tails-copied", n);
+    return n;
   }
 
   // ---- compare trees ----------------------------------------------------------------------
@@ -518,6 +600,11 @@ class SwitchOpt : public Pass {
     int64_t lo, hi;
     BasicBlock* target;
   };
+  // What ptxas 13.0 spends on a jump table beyond its cases' jumps to the join (sm_90 SASS of
+  // dense_switch and switch_uniform_selector): the range check and its branch, the index
+  // scaling, the table load, the offset's sign and the BRX; on a divergent selector also the
+  // reconvergence (BSSY and BSYNC) around it.
+  static unsigned tableOverhead(bool divergent) { return divergent ? 8 : 6; }
   // Leaves of a search tree test up to this many runs in a row.
   static constexpr size_t kLeafRuns = 3;
 
@@ -651,6 +738,7 @@ class SwitchOpt : public Pass {
     std::vector<BasicBlock*> blocks;               // the chains' blocks, in the order they run
     std::map<BasicBlock*, std::set<BasicBlock*>> by;  // block -> the targets whose chain holds it
     int64_t size = 0;                              // instructions in the blocks
+    std::set<const Instruction*> unguarded;        // private temporaries, run for every lane
   };
 
   // The instructions of `b` without its closing unconditional bra, if every one is predicable
@@ -667,7 +755,7 @@ class SwitchOpt : public Pass {
   }
 
   std::optional<PredicatedSwitch> planPredicated(BasicBlock* rootBlock, const std::unordered_map<BasicBlock*, Test>& tests,
-                                                 const std::vector<Run>& runs, BasicBlock* dflt, std::string& why) {
+                                                 const std::vector<Run>& runs, BasicBlock* dflt, const Liveness& lv, std::string& why) {
     std::set<BasicBlock*> targets{dflt};
     for (const Run& r : runs) targets.insert(r.target);
     // Each target's walk through straight-line blocks (at most 8).
@@ -719,6 +807,32 @@ class SwitchOpt : public Pass {
     for (BasicBlock* b : f_->blocks())
       if (ps.by.count(b)) ps.blocks.push_back(b);
     std::stable_sort(ps.blocks.begin(), ps.blocks.end(), [&](BasicBlock* a, BasicBlock* b) { return depth[a] > depth[b]; });
+    // An instruction of block B may run for every lane when it cannot fault or have an effect
+    // and each register it writes is a private temporary of B: written nowhere else in the
+    // function and live neither at the switch nor at the join. A lane outside B's guard then
+    // never reads what it wrote: in the branching program such a lane would reach a read only
+    // through a definition, and every definition is in B, which it does not pass. Guarded, the
+    // temporary would cost ptxas a select to keep each other lane's old value.
+    if (speculate_) {
+      std::unordered_map<RegId, const BasicBlock*> defBlock;  // nullptr: written in several blocks
+      for (const BasicBlock* b : f_->blocks())
+        for (const Instruction* i : b->insts())
+          i->forEachDefReg([&](RegId r) {
+            auto [it, fresh] = defBlock.emplace(r, b);
+            if (!fresh && it->second != b) it->second = nullptr;
+          });
+      for (BasicBlock* b : ps.blocks) {
+        const std::vector<Instruction*> body = *straightLine(b);
+        for (const Instruction* i : body) {
+          if (!i->isSpeculatable()) continue;
+          bool ok = true;
+          i->forEachDefReg([&](RegId r) {
+            ok = ok && defBlock.at(r) == b && !lv.liveIn[rootBlock->id()].test(r) && !lv.liveIn[ps.join->id()].test(r);
+          });
+          if (ok) ps.unguarded.insert(i);
+        }
+      }
+    }
     return ps;
   }
 
@@ -740,14 +854,12 @@ class SwitchOpt : public Pass {
     };
     // One predicate per target, or-ed over its runs; the default's is none of them.
     std::map<BasicBlock*, RegId> pred;
-    RegId any = kNoReg;
     for (const Run& r : runs) {
       RegId p = emitRunPredicate(rootBlock, root, r);
       auto [it, fresh] = pred.emplace(r.target, p);
       if (!fresh) it->second = logic(Opcode::Or, it->second, p);
-      any = any == kNoReg ? p : logic(Opcode::Or, any, p);
     }
-    if (dflt != ps.join) pred[dflt] = logic(Opcode::Not, any, kNoReg);
+    if (dflt != ps.join) pred[dflt] = emitDefaultPredicate(rootBlock, root, runs, pred, logic);
     // A block's guard: the or of the predicates of the targets whose chain holds it.
     for (BasicBlock* b : ps.blocks) {
       RegId g = kNoReg;
@@ -755,7 +867,7 @@ class SwitchOpt : public Pass {
       std::vector<Instruction*> body = *straightLine(b);
       for (Instruction* i : body) {
         Instruction* c = f_->cloneInstruction(*i);
-        c->setGuard(g, false);
+        if (!ps.unguarded.count(i)) c->setGuard(g, false);
         c->setParent(rootBlock);
         rootBlock->append(c);
       }
@@ -763,6 +875,85 @@ class SwitchOpt : public Pass {
     Instruction* toJoin = f_->createInstruction(Opcode::Bra);
     toJoin->addOperand(Operand::label(ps.join->label()));
     append(rootBlock, root, toJoin);
+  }
+
+  // Appends to `b` the default's predicate, "the selector is in none of the runs", in the
+  // fewest instructions: when the runs leave no hole, the span's range check; when the span
+  // has holes and fits in 32 values of a 32-bit selector, a test of bit (selector - first) of
+  // the span's case mask (a shift by 32 or more, which every value outside the span gives
+  // when read unsigned, leaves 0); otherwise the not of the or of the runs' predicates.
+  enum class DefaultForm { Range, Mask, Chain };
+  // How the default's predicate is computed for `runs` leading to `targets` blocks, and in how
+  // many instructions.
+  static std::pair<DefaultForm, unsigned> defaultForm(const Test& root, const std::vector<Run>& runs, size_t targets) {
+    const int64_t first = runs.front().lo, span = runs.back().hi - first + 1;
+    bool holes = false;
+    for (size_t k = 1; k < runs.size(); ++k) holes |= runs[k].lo != runs[k - 1].hi + 1;
+    const unsigned offset = first != 0 ? 1 : 0;
+    if (!holes) return {DefaultForm::Range, 1 + offset};
+    if (root.bits == 32 && span <= 32 && targets > 3 + offset) return {DefaultForm::Mask, 3 + offset};
+    return {DefaultForm::Chain, unsigned(targets)};  // the ors over the targets' predicates, and the not
+  }
+
+  // Instructions a predicated switch spends on its predicates: a setp per run (and a sub for a
+  // run of several values), the ors of targets with several runs, the default's predicate, and
+  // the ors of the guards of blocks that several targets' chains share.
+  static unsigned predicateSetupCost(const Test& root, const std::vector<Run>& runs, BasicBlock* dflt, const PredicatedSwitch& ps) {
+    unsigned n = 0;
+    std::set<BasicBlock*> targets;
+    for (const Run& r : runs) {
+      n += r.lo == r.hi ? 1 : 2;
+      if (!targets.insert(r.target).second) ++n;
+    }
+    if (dflt != ps.join) n += defaultForm(root, runs, targets.size()).second;
+    for (auto& [b, ts] : ps.by) n += unsigned(ts.size()) - 1;
+    return n;
+  }
+
+  template <class Logic>
+  RegId emitDefaultPredicate(BasicBlock* b, const Test& root, const std::vector<Run>& runs, const std::map<BasicBlock*, RegId>& pred,
+                             Logic&& logic) {
+    const int64_t first = runs.front().lo, last = runs.back().hi, span = last - first + 1;
+    const DefaultForm form = defaultForm(root, runs, pred.size()).first;
+    if (form == DefaultForm::Range) {
+      // The complement of the run [first, last]: its check with >= instead of <.
+      RegId t = root.sel;
+      if (first != 0) {
+        t = f_->addRegister(unsignedType(root), "%swi");
+        Instruction* sub = f_->createInstruction(Opcode::Sub);
+        sub->addMod(typeMod(selectorType(root)));
+        sub->addOperand(Operand::reg(t));
+        sub->addOperand(Operand::reg(root.sel));
+        sub->addOperand(selectorImm(root, first));
+        append(b, root, sub);
+      }
+      return emitSetp(b, root, CmpOp::Ge, unsignedType(root), t, Operand::imm(span));
+    }
+    if (form == DefaultForm::Mask) {
+      uint32_t mask = 0;
+      for (const Run& r : runs)
+        for (int64_t v = r.lo; v <= r.hi; ++v) mask |= 1u << unsigned(v - first);
+      RegId t = root.sel;
+      auto op = [&](Opcode o, ScalarType ty, RegId d, Operand x, Operand y) {
+        Instruction* i = f_->createInstruction(o);
+        i->addMod(typeMod(ty));
+        i->addOperand(Operand::reg(d));
+        i->addOperand(x);
+        i->addOperand(y);
+        append(b, root, i);
+      };
+      if (first != 0) {
+        t = f_->addRegister(ScalarType::U32, "%swi");
+        op(Opcode::Sub, ScalarType::S32, t, Operand::reg(root.sel), selectorImm(root, first));
+      }
+      RegId bits = f_->addRegister(ScalarType::U32, "%swi");
+      op(Opcode::Shr, ScalarType::B32, bits, Operand::imm(int64_t(mask)), Operand::reg(t));
+      op(Opcode::And, ScalarType::B32, bits, Operand::reg(bits), Operand::imm(1));
+      return emitSetp(b, root, CmpOp::Eq, ScalarType::U32, bits, Operand::imm(0));
+    }
+    RegId any = kNoReg;
+    for (auto& [t, p] : pred) any = any == kNoReg ? p : logic(Opcode::Or, any, p);
+    return logic(Opcode::Not, any, kNoReg);
   }
 
   static Instruction* place(const Test& root, Instruction* i) {
@@ -1080,7 +1271,7 @@ class SwitchOpt : public Pass {
   };
 
   std::optional<ProfileCosts> profileCosts(const std::unordered_map<BasicBlock*, Test>& tests, const Test& root,
-                                           const std::vector<Run>& runs, const PredicatedSwitch* ps,
+                                           const std::vector<Run>& runs, BasicBlock* dflt, const PredicatedSwitch* ps,
                                            const ValueTable* vt) const {
     const BranchCounts* rc = ctx_->branchCounts(*root.bra);
     if (!rc || rc->indirect || rc->executions() == 0) return std::nullopt;
@@ -1107,14 +1298,10 @@ class SwitchOpt : public Pass {
       bodies += n * size;
     }
     pc.tree += bodies;
-    pc.table = 6.0 * runsE + bodies;
+    pc.table = double(tableOverhead(rc->divergent > 0)) * runsE + bodies;
     pc.bst = 2.0 * double(bstDepth(runs.size())) * runsE + bodies;  // a uniform selector: one path, at most this long
     if (vt) pc.valueTable = runsE * (5.0 + double(vt->columns.size()) + (vt->branchDefault ? 2.0 : 0.0));
-    if (ps) {
-      double preds = 0;
-      for (const Run& r : runs) preds += r.lo == r.hi ? 2.0 : 3.0;  // setp (sub) and the or into `any`
-      pc.predicate = runsE * (preds + double(ps->size) + double(ps->blocks.size()) + 1.0);
-    }
+    if (ps) pc.predicate = runsE * double(predicateSetupCost(root, runs, dflt, *ps) + ps->size);
     return pc;
   }
 
@@ -1127,7 +1314,9 @@ class SwitchOpt : public Pass {
   int64_t minCases_ = 4, maxSpan_ = 256, budget_ = 64, maxTableBytes_ = 1024;
   bool valueTable_ = true;
   std::string lowering_ = "auto";
-  int64_t bstGain_ = 2, predicateLimit_ = 0;
+  int64_t bstGain_ = 2, predicateLimit_ = 32;
+  bool speculate_ = true;
+  int64_t tailLimit_ = 0;
   double minDensity_ = 0.4;
 };
 
@@ -1150,9 +1339,13 @@ PassInfo switchOptPassInfo() {
                "balanced search tree for a uniform selector when it saves bst-gain tests; table, bst, cascade or predicate: that "
                "lowering for every switch found (tables still within max-span)",
                false, "auto table bst cascade predicate"},
-              {"predicate-limit", KnobType::Int, "0",
+              {"predicate-limit", KnobType::Int, "32",
                "auto, divergent selector: predicate the whole switch when its case bodies hold at most this many instructions (0: never)"},
               {"bst-gain", KnobType::Int, "2", "tests a balanced search tree must save on the longest path to replace a tree (auto)"},
+              {"tail-limit", KnobType::Int, "0",
+               "a jump table on a uniform selector: copy a function end of at most this many instructions into each case that jumps to it (0: never)"},
+              {"speculate", KnobType::Bool, "true",
+               "predicated switches leave a case's private temporaries unguarded (only values that leave the case, memory and effects take its guard)"},
           },
           [] { return std::make_unique<SwitchOpt>(); }};
 }
