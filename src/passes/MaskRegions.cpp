@@ -50,6 +50,7 @@
 #include "ptxopt/passes/Passes.h"
 
 #include "IfRegion.h"
+#include "LaneFacts.h"
 #include "MaskLoops.h"
 
 namespace ptxopt {
@@ -165,16 +166,13 @@ class MaskRegions : public Pass {
       const UniformityInfo& uni = am.get<UniformityAnalysis>();
       const Liveness& lv = am.get<LivenessAnalysis>();
       defSites_.clear();
-      uniqueDef_.clear();
       for (uint32_t b = 0; b < cfg.size(); ++b)
         for (const Instruction* i : cfg.rpo[b]->insts())
           i->forEachDefReg([&](RegId r) {
             auto& v = defSites_[r];
             if (v.empty() || v.back() != b) v.push_back(b);
-            auto [it, first] = uniqueDef_.emplace(r, i);
-            if (!first) it->second = nullptr;
           });
-      everDivergent_ = &uni.everDivergent();
+      lanes_.emplace(cfg.rpo, uni.everDivergent());
       pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
       touched_.clear();
       for (uint32_t e = 0; e < cfg.size(); ++e) {
@@ -611,87 +609,6 @@ class MaskRegions : public Pass {
     return p;
   }
 
-  // Lanes of a warp hold consecutive %tid.x (in one-dimensional blocks, the common case), so a
-  // value that is %tid.x plus warp-uniform terms rises by one from lane to lane; compared with a
-  // warp-uniform bound it splits at most the one warp whose lanes straddle the bound, and every
-  // other warp of the CTA goes one way: `if (tid < s)` in a reduction, `if (i < n)`.
-  // An immediate, a warp-uniform special register, or a register divergent nowhere.
-  bool uniformOperand(const Operand& u) const {
-    if (u.isImm()) return true;
-    if (u.kind == OperandKind::Special) return specialRegInfo(static_cast<SpecialReg>(u.id)).uniform;
-    return u.isReg() && u.component() == Component::None && !everDivergent_->test(u.id);
-  }
-
-  bool laneLinear(const Operand& o, int depth) const {
-    if (o.kind == OperandKind::Special)
-      return static_cast<SpecialReg>(o.id) == SpecialReg::Tid && o.component() == Component::X;
-    if (!o.isReg() || o.component() != Component::None || depth > 8) return false;
-    auto it = uniqueDef_.find(static_cast<RegId>(o.id));
-    if (it == uniqueDef_.end() || !it->second || it->second->hasGuard()) return false;
-    const Instruction& d = *it->second;
-    size_t n = d.numOperands();
-    if ((d.is(Opcode::Mov) || d.is(Opcode::Cvt)) && n == 2) return laneLinear(d.operand(1), depth + 1);
-    if (d.is(Opcode::Add) && n == 3)
-      return (laneLinear(d.operand(1), depth + 1) && uniformOperand(d.operand(2))) ||
-             (uniformOperand(d.operand(1)) && laneLinear(d.operand(2), depth + 1));
-    if (d.is(Opcode::Sub) && n == 3) return laneLinear(d.operand(1), depth + 1) && uniformOperand(d.operand(2));
-    if (d.is(Opcode::Mad) && n == 4)
-      return uniformOperand(d.operand(1)) && uniformOperand(d.operand(2)) && laneLinear(d.operand(3), depth + 1);
-    return false;
-  }
-
-  // %tid.x itself (through mov and cvt).
-  bool isTidX(const Operand& o, int depth = 0) const {
-    if (o.kind == OperandKind::Special)
-      return static_cast<SpecialReg>(o.id) == SpecialReg::Tid && o.component() == Component::X;
-    if (!o.isReg() || o.component() != Component::None || depth > 4) return false;
-    auto it = uniqueDef_.find(static_cast<RegId>(o.id));
-    if (it == uniqueDef_.end() || !it->second || it->second->hasGuard()) return false;
-    const Instruction& d = *it->second;
-    return (d.is(Opcode::Mov) || d.is(Opcode::Cvt)) && d.numOperands() == 2 && isTidX(d.operand(1), depth + 1);
-  }
-
-  // The lanes of a warp share %tid.x's bits 5 and up (in one-dimensional blocks, and wherever
-  // the x extent is at most 32). Does the branch test only those bits: `(tid & C) == 0` or
-  // `(tid ^ C) < tid` with C a multiple of 32 (bitonic sort's partner tests for strides of 32
-  // and more)? Then no warp splits on it.
-  bool highTidBitsBranch(const Instruction& br) const {
-    auto it = uniqueDef_.find(br.guard());
-    if (it == uniqueDef_.end() || !it->second) return false;
-    const Instruction& s = *it->second;
-    if (!s.is(Opcode::Setp) || s.hasGuard() || s.numOperands() != 3) return false;
-    auto highConst = [](const Operand& c) { return c.isImm() && c.value != 0 && (uint64_t(c.value) & 31) == 0; };
-    auto defOf = [&](const Operand& o) -> const Instruction* {
-      if (!o.isReg() || o.component() != Component::None) return nullptr;
-      auto d = uniqueDef_.find(static_cast<RegId>(o.id));
-      return d == uniqueDef_.end() || !d->second || d->second->hasGuard() || d->second->numOperands() != 3 ? nullptr
-                                                                                                       : d->second;
-    };
-    auto highBits = [&](const Operand& o, Opcode op) {
-      const Instruction* d = defOf(o);
-      return d && d->is(op) && ((isTidX(d->operand(1)) && highConst(d->operand(2))) ||
-                                (highConst(d->operand(1)) && isTidX(d->operand(2))));
-    };
-    const Operand &a = s.operand(1), &b = s.operand(2);
-    // (tid & C) compared with a constant: only the bits C keeps decide.
-    if ((highBits(a, Opcode::And) && b.isImm() && (uint64_t(b.value) & 31) == 0) ||
-        (highBits(b, Opcode::And) && a.isImm() && (uint64_t(a.value) & 31) == 0))
-      return true;
-    // tid ^ C against tid: they differ in C's bits only, so the order is that of those bits.
-    return (highBits(a, Opcode::Xor) && isTidX(b)) || (highBits(b, Opcode::Xor) && isTidX(a));
-  }
-
-  // Is the branch's predicate an integer comparison of a lane-linear value with a uniform one?
-  bool thresholdBranch(const Instruction& br) const {
-    auto it = uniqueDef_.find(br.guard());
-    if (it == uniqueDef_.end() || !it->second) return false;
-    const Instruction& s = *it->second;
-    if (!s.is(Opcode::Setp) || s.hasGuard() || s.numOperands() != 3) return false;
-    TypeClass tc = typeClass(s.type(0));
-    if (tc != TypeClass::Signed && tc != TypeClass::Unsigned && tc != TypeClass::Bit) return false;
-    return (laneLinear(s.operand(1), 0) && uniformOperand(s.operand(2))) || (uniformOperand(s.operand(1)) && laneLinear(s.operand(2), 0));
-  }
-
   // Do both ways of E's branch (the blocks only one of them reaches before X) hold long-latency
   // arithmetic? Predicated, the region runs both latency chains for every lane.
   bool longLatencyBothWays(uint32_t e, uint32_t x, const CfgInfo& cfg) const {
@@ -808,10 +725,10 @@ class MaskRegions : public Pass {
     if (int64_t(p.extra) > maxExtra_) return no("extra", "more added instructions than max-extra " + std::to_string(maxExtra_));
     std::string why = "within the limits";
     const BranchCounts* c = usableCounts(*ctx_, *br);
-    if (!c && thresholdCheck_ && p.branches == 1 && thresholdBranch(*br))
+    if (!c && thresholdCheck_ && p.branches == 1 && lanes_->thresholdBranch(*br))
       return no("threshold", "the branch compares the thread index with a warp-uniform bound: at most one warp of a CTA "
                              "splits on it, the others go one way (threshold-check)");
-    if (!c && thresholdCheck_ && highTidBitsBranch(*br))
+    if (!c && thresholdCheck_ && lanes_->highTidBitsBranch(*br))
       return no("threshold", "the branch tests only bits 5 and up of the thread index, which the lanes of a warp share: "
                              "no warp splits on it (threshold-check)");
     if (!c && extraLatencyCheck_ && longLatencyBothWays(p.order[0], p.exit, cfg))
@@ -1014,8 +931,7 @@ class MaskRegions : public Pass {
   double divergenceCost_ = 4;
   int64_t ptxasSideLimit_ = std::stoi(std::string(kPtxasSideLimit));
   bool extraLatencyCheck_ = true, thresholdCheck_ = true, loops_ = false;
-  std::unordered_map<RegId, const Instruction*> uniqueDef_;  // nullptr: more than one definition
-  const BitVector* everDivergent_ = nullptr;
+  std::optional<ThreadIndexFacts> lanes_;  // of the current walk
   bool speculate_ = true;
   int syncVotes_ = 1;
 };

@@ -10,7 +10,10 @@
 // M. An instruction of a side that is already guarded, `@%q X`, gets the conjunction:
 // `and.pred %t, [!]%p, [!]%q; @%t X`, and consecutive instructions with the same guard share
 // %t while neither input is written in between (the seed's accumulator). A side that writes %p
-// itself gets a copy of the guard taken in H (the seed refuses such sides).
+// itself gets a copy of the guard taken in H (the seed refuses such sides). An instruction that
+// cannot fault and writes only private temporaries of its side (registers written nowhere
+// else, dead where H branches and at M) stays unguarded: no other lane reads them, and a
+// guard would cost ptxas a select.
 //
 // Not predicable: CTA barriers, warp collectives and anything convergent (their lanes are the
 // ones that branched), terminators inside a side (ret, exit, trap, a guarded bra), calls,
@@ -24,7 +27,8 @@
 // combined-size check (combined-limit per side, threshold for both) and the fall-through
 // analysis (a load or long-latency instruction among the first fallthrough-limit instructions
 // of M). Sides with loads are limited by extended-limit and threshold. Both sides long-latency
-// keeps the branch. With --profile-use, the expected cost of both forms decides instead.
+// keeps the branch, and so does a branch on the thread index that splits at most one warp
+// (threshold-check, LaneFacts.h). With --profile-use, the expected cost of both forms decides instead.
 //
 // Driver: regions are tried in post-order (inner regions before the regions around them), the
 // CFG rebuilt after each conversion; then up to max-extra-passes more walks while something
@@ -34,12 +38,16 @@
 #include <optional>
 #include <unordered_set>
 
+#include "ptxopt/analysis/CfgInfo.h"
+#include "ptxopt/analysis/Liveness.h"
+#include "ptxopt/analysis/Uniformity.h"
 #include "ptxopt/ir/Cfg.h"
 #include "ptxopt/ir/Module.h"
 #include "ptxopt/passes/Passes.h"
 #include "ptxopt/ptx/Printer.h"
 
 #include "IfRegion.h"
+#include "LaneFacts.h"
 
 namespace ptxopt {
 
@@ -78,6 +86,9 @@ class Predication : public Pass {
     maxChain_ = k.getInt("max-chain");
     extraLatencyCheck_ = k.getBool("extra-latency-check");
     divergenceCost_ = k.getFloat("divergence-cost");
+    speculate_ = k.getBool("speculate");
+    thresholdCheck_ = k.getBool("threshold-check");
+    am_ = &am;
     int64_t maxExtra = k.getInt("max-extra-passes");
 
     bool changed = false;
@@ -99,6 +110,7 @@ class Predication : public Pass {
   bool walk(Function& f, FunctionAnalysisManager& am) {
     // (A walk that changed something left the analyses invalidated.)
     IfWalk w = ifWalk(am);
+    lanes_.emplace(am.get<CfgAnalysis>().rpo, am.get<UniformityAnalysis>().everDivergent());
     pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
     removed_.clear();
     bool changed = false;
@@ -110,6 +122,7 @@ class Predication : public Pass {
       convert(*r);
       changed = true;
       buildCfg(f);
+      am.invalidate(PreservedAnalyses::none());  // the next region's temporaries need fresh liveness
     }
     if (changed) am.invalidate(PreservedAnalyses::none());
     return changed;
@@ -203,6 +216,12 @@ class Predication : public Pass {
     } else {
       if (extraLatencyCheck_ && r.taken.extraLatency && r.fall.extraLatency)
         return refuse("extra-latency", "both sides hold long-latency instructions");
+      if (thresholdCheck_ && lanes_->thresholdBranch(*r.ir.branch))
+        return refuse("threshold", "the branch compares the thread index with a warp-uniform bound: at most one warp of a CTA "
+                                   "splits on it, the others go one way (threshold-check)");
+      if (thresholdCheck_ && lanes_->highTidBitsBranch(*r.ir.branch))
+        return refuse("threshold", "the branch tests only bits 5 and up of the thread index, which the lanes of a warp share: "
+                                   "no warp splits on it (threshold-check)");
       bool tex = r.taken.tex || r.fall.tex;
       int64_t limit = isDivergent ? (tex ? texLimit_ : baseLimit_) : (tex ? uniformTexLimit_ : uniformLimit_);
       std::string limitName = isDivergent ? (tex ? "tex-limit" : "base-limit") : (tex ? "uniform-tex-limit" : "uniform-limit");
@@ -269,7 +288,42 @@ class Predication : public Pass {
     return i;
   }
 
+  // The instructions of a side that may run unguarded, for every lane: unguarded, unable to
+  // fault or have an effect, and writing only private temporaries of the side, registers
+  // written nowhere else in the function and live neither where H branches nor into M. A lane
+  // that does not take the side then never reads what they wrote: in the branching program it
+  // would reach a read only through a definition, and all of them are in the side. Guarded,
+  // such a temporary costs ptxas a select to keep the other lanes' old value.
+  std::unordered_set<const Instruction*> privateTemporaries(const Region& r) {
+    std::unordered_set<const Instruction*> out;
+    if (!speculate_) return out;
+    std::unordered_set<const BasicBlock*> side;
+    for (const auto* s : {&r.ir.taken, &r.ir.fall})
+      for (const BasicBlock* b : *s) side.insert(b);
+    std::unordered_map<RegId, bool> onlyInSide;
+    for (const BasicBlock* b : f_->blocks())
+      for (const Instruction* i : b->insts())
+        i->forEachDefReg([&](RegId d) {
+          auto [it, fresh] = onlyInSide.emplace(d, side.count(b) > 0);
+          if (!side.count(b)) it->second = false;
+        });
+    const Liveness& lv = am_->get<LivenessAnalysis>();
+    const BasicBlock* h = r.ir.header;
+    for (const auto* s : {&r.ir.taken, &r.ir.fall})
+      for (const BasicBlock* b : *s)
+        for (const Instruction* i : b->insts()) {
+          if (isChainJump(*b, *i) || i->hasGuard() || !i->isSpeculatable()) continue;
+          bool ok = true;
+          i->forEachDefReg([&](RegId d) {
+            ok = ok && onlyInSide.at(d) && !lv.liveOut[h->id()].test(d) && !lv.liveIn[r.ir.merge->id()].test(d);
+          });
+          if (ok) out.insert(i);
+        }
+    return out;
+  }
+
   void convert(const Region& r) {
+    const std::unordered_set<const Instruction*> unguarded = privateTemporaries(r);
     BasicBlock* h = r.ir.header;
     Instruction* bra = r.ir.branch;
     RegId guard = bra->guard();
@@ -307,6 +361,8 @@ class Predication : public Pass {
               ctx_->count("guard-conjunctions");
             }
             i->setGuard(t, false);
+          } else if (unguarded.count(i)) {
+            ctx_->count("speculated-instructions");
           } else {
             i->setGuard(guard, neg);
           }
@@ -332,8 +388,10 @@ class Predication : public Pass {
   bool lastIteration_ = false;
   int64_t baseLimit_ = 0, texLimit_ = 0, uniformLimit_ = 0, uniformTexLimit_ = 0, threshold_ = 0, combinedLimit_ = 0,
           fallthroughLimit_ = 0, extendedLimit_ = 0, movThreshold_ = 0, maxChain_ = 0;
-  bool extraLatencyCheck_ = true;
+  bool extraLatencyCheck_ = true, speculate_ = true, thresholdCheck_ = true;
+  std::optional<ThreadIndexFacts> lanes_;  // of the current walk
   double divergenceCost_ = 4;
+  FunctionAnalysisManager* am_ = nullptr;
 };
 
 }  // namespace
@@ -355,6 +413,11 @@ PassInfo predicationPassInfo() {
               {"max-chain", KnobType::Int, "4", "most blocks in one side (extended diamonds)"},
               {"extra-latency-check", KnobType::Bool, "true", "keep the branch when both sides hold long-latency instructions"},
               {"divergence-cost", KnobType::Float, "4", "with a profile: instructions a divergent branch costs beyond both sides and the branch (reconvergence)"},
+              {"threshold-check", KnobType::Bool, "true",
+               "without a profile, keep a branch that compares the thread index with a warp-uniform bound (at most one warp of a CTA "
+               "splits on it) or tests only bits 5 and up of it (none does)"},
+              {"speculate", KnobType::Bool, "true",
+               "leave a side's private temporaries unguarded (only values that leave the side, memory and effects take the guard)"},
               {"max-extra-passes", KnobType::Int, "1", "walks after the first while something changed (1: the last one retries near misses only)"},
           },
           [] { return std::make_unique<Predication>(); }};
