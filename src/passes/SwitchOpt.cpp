@@ -1335,12 +1335,14 @@ PassInfo switchOptPassInfo() {
               {"value-table", KnobType::Bool, "true", "a switch whose cases only assign constants becomes a table of those constants and loads"},
               {"max-table-bytes", KnobType::Int, "1024", "largest value table"},
               {"lowering", KnobType::Choice, "auto",
-               "auto: predication within predicate-limit for a divergent selector, else a table where the cost model allows it, else a "
+               "auto: a value table, or predication of a dense switch on a divergent selector within predicate-limit when its "
+               "predicates cost less than the branches, else a table where the cost model allows it, else a "
                "balanced search tree for a uniform selector when it saves bst-gain tests; table, bst, cascade or predicate: that "
                "lowering for every switch found (tables still within max-span)",
                false, "auto table bst cascade predicate"},
               {"predicate-limit", KnobType::Int, "32",
-               "auto, divergent selector: predicate the whole switch when its case bodies hold at most this many instructions (0: never)"},
+               "auto without a profile, divergent dense selector: predicate the whole switch when its case bodies hold at most this many "
+               "instructions and its predicates cost less than a table's branching (0: never)"},
               {"bst-gain", KnobType::Int, "2", "tests a balanced search tree must save on the longest path to replace a tree (auto)"},
               {"tail-limit", KnobType::Int, "0",
                "a jump table on a uniform selector: copy a function end of at most this many instructions into each case that jumps to it (0: never)"},
