@@ -25,13 +25,28 @@ bool ThreadIndexFacts::uniformOperand(const Operand& u) const {
   return u.isReg() && u.component() == Component::None && !everDivergent_.test(u.id);
 }
 
-bool ThreadIndexFacts::laneLinear(const Operand& o, int depth) const {
-  if (o.kind == OperandKind::Special)
-    return static_cast<SpecialReg>(o.id) == SpecialReg::Tid && o.component() == Component::X;
-  if (!o.isReg() || o.component() != Component::None || depth > 8) return false;
+static bool isTidXRegister(const Operand& o) {
+  return o.kind == OperandKind::Special && static_cast<SpecialReg>(o.id) == SpecialReg::Tid && o.component() == Component::X;
+}
+
+const Instruction* ThreadIndexFacts::definition(const Operand& o) const {
+  if (!o.isReg() || o.component() != Component::None) return nullptr;
   auto it = uniqueDef_.find(static_cast<RegId>(o.id));
-  if (it == uniqueDef_.end() || !it->second || it->second->hasGuard()) return false;
-  const Instruction& d = *it->second;
+  return it == uniqueDef_.end() || !it->second || it->second->hasGuard() ? nullptr : it->second;
+}
+
+const Instruction* ThreadIndexFacts::integerSetp(const Instruction& br) const {
+  const Instruction* s = definition(Operand::reg(br.guard()));
+  if (!s || !s->is(Opcode::Setp) || s->numOperands() != 3) return nullptr;
+  TypeClass tc = typeClass(s->type(0));
+  return tc == TypeClass::Signed || tc == TypeClass::Unsigned || tc == TypeClass::Bit ? s : nullptr;
+}
+
+bool ThreadIndexFacts::laneLinear(const Operand& o, int depth) const {
+  if (isTidXRegister(o)) return true;
+  const Instruction* def = depth > 8 ? nullptr : definition(o);
+  if (!def) return false;
+  const Instruction& d = *def;
   size_t n = d.numOperands();
   if ((d.is(Opcode::Mov) || d.is(Opcode::Cvt)) && n == 2) return laneLinear(d.operand(1), depth + 1);
   if (d.is(Opcode::Add) && n == 3)
@@ -45,13 +60,9 @@ bool ThreadIndexFacts::laneLinear(const Operand& o, int depth) const {
 
 // %tid.x itself (through mov and cvt).
 bool ThreadIndexFacts::isTidX(const Operand& o, int depth) const {
-  if (o.kind == OperandKind::Special)
-    return static_cast<SpecialReg>(o.id) == SpecialReg::Tid && o.component() == Component::X;
-  if (!o.isReg() || o.component() != Component::None || depth > 4) return false;
-  auto it = uniqueDef_.find(static_cast<RegId>(o.id));
-  if (it == uniqueDef_.end() || !it->second || it->second->hasGuard()) return false;
-  const Instruction& d = *it->second;
-  return (d.is(Opcode::Mov) || d.is(Opcode::Cvt)) && d.numOperands() == 2 && isTidX(d.operand(1), depth + 1);
+  if (isTidXRegister(o)) return true;
+  const Instruction* d = depth > 4 ? nullptr : definition(o);
+  return d && (d->is(Opcode::Mov) || d->is(Opcode::Cvt)) && d->numOperands() == 2 && isTidX(d->operand(1), depth + 1);
 }
 
 // The lanes of a warp share %tid.x's bits 5 and up (in one-dimensional blocks, and wherever
@@ -59,23 +70,15 @@ bool ThreadIndexFacts::isTidX(const Operand& o, int depth) const {
 // `(tid ^ C) < tid` with C a multiple of 32 (bitonic sort's partner tests for strides of 32
 // and more)? Then no warp splits on it.
 bool ThreadIndexFacts::highTidBitsBranch(const Instruction& br) const {
-  auto it = uniqueDef_.find(br.guard());
-  if (it == uniqueDef_.end() || !it->second) return false;
-  const Instruction& s = *it->second;
-  if (!s.is(Opcode::Setp) || s.hasGuard() || s.numOperands() != 3) return false;
+  const Instruction* setp = integerSetp(br);
+  if (!setp) return false;
   auto highConst = [](const Operand& c) { return c.isImm() && c.value != 0 && (uint64_t(c.value) & 31) == 0; };
-  auto defOf = [&](const Operand& o) -> const Instruction* {
-    if (!o.isReg() || o.component() != Component::None) return nullptr;
-    auto d = uniqueDef_.find(static_cast<RegId>(o.id));
-    return d == uniqueDef_.end() || !d->second || d->second->hasGuard() || d->second->numOperands() != 3 ? nullptr
-                                                                                                     : d->second;
-  };
   auto highBits = [&](const Operand& o, Opcode op) {
-    const Instruction* d = defOf(o);
-    return d && d->is(op) && ((isTidX(d->operand(1)) && highConst(d->operand(2))) ||
-                              (highConst(d->operand(1)) && isTidX(d->operand(2))));
+    const Instruction* d = definition(o);
+    return d && d->is(op) && d->numOperands() == 3 &&
+           ((isTidX(d->operand(1)) && highConst(d->operand(2))) || (highConst(d->operand(1)) && isTidX(d->operand(2))));
   };
-  const Operand &a = s.operand(1), &b = s.operand(2);
+  const Operand &a = setp->operand(1), &b = setp->operand(2);
   // (tid & C) compared with a constant: only the bits C keeps decide.
   if ((highBits(a, Opcode::And) && b.isImm() && (uint64_t(b.value) & 31) == 0) ||
       (highBits(b, Opcode::And) && a.isImm() && (uint64_t(a.value) & 31) == 0))
@@ -86,14 +89,9 @@ bool ThreadIndexFacts::highTidBitsBranch(const Instruction& br) const {
 
 // Is the branch's predicate an integer comparison of a lane-linear value with a uniform one?
 bool ThreadIndexFacts::thresholdBranch(const Instruction& br) const {
-  auto it = uniqueDef_.find(br.guard());
-  if (it == uniqueDef_.end() || !it->second) return false;
-  const Instruction& s = *it->second;
-  if (!s.is(Opcode::Setp) || s.hasGuard() || s.numOperands() != 3) return false;
-  TypeClass tc = typeClass(s.type(0));
-  if (tc != TypeClass::Signed && tc != TypeClass::Unsigned && tc != TypeClass::Bit) return false;
-  return (laneLinear(s.operand(1), 0) && uniformOperand(s.operand(2))) || (uniformOperand(s.operand(1)) && laneLinear(s.operand(2), 0));
+  const Instruction* s = integerSetp(br);
+  return s && ((laneLinear(s->operand(1), 0) && uniformOperand(s->operand(2))) ||
+               (uniformOperand(s->operand(1)) && laneLinear(s->operand(2), 0)));
 }
-
 
 }  // namespace ptxopt

@@ -26,6 +26,10 @@ class ThreadIndexFacts {
   bool highTidBitsBranch(const Instruction& br) const;
 
  private:
+  // The single, unguarded definition of a plain register operand; null for anything else.
+  const Instruction* definition(const Operand& o) const;
+  // The integer setp (three operands) that defines the branch's guard, if there is one.
+  const Instruction* integerSetp(const Instruction& br) const;
   bool uniformOperand(const Operand& u) const;
   bool laneLinear(const Operand& o, int depth) const;
   bool isTidX(const Operand& o, int depth = 0) const;
