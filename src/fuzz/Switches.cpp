@@ -67,6 +67,9 @@ void Gen::genSwitch(const Ctx& c, unsigned budget) {
   bool narrow = heavy && form != 2 && rng.chance(25);
   bool unsignedSplits = heavy && form == 1 && rng.chance(30);
   bool negativeBase = heavy && form != 2 && rng.chance(40);
+  // LLVM's bit tests (a cascade form): one shl of 1 by the selector (minus the first case),
+  // then per target an and of its values' mask and a setp against 0.
+  bool bitTests = heavy && form == 0 && !narrow && span <= 32 && rng.chance(30);
 
   // The selector: in [0, selRange) by construction, or raw and bounds-checked (brx only).
   Uni want = condLevel(c);
@@ -179,7 +182,39 @@ void Gen::genSwitch(const Ctx& c, unsigned budget) {
         s = newReg(selKind, sel.uni);
         emit(fmt::format("add.{} \t{}, {}, {}", sTy, s.text, sel.text, base));
       }
-      if (ranges) {
+      if (bitTests) {
+        // Amounts outside 0..31 (a selector below the first case, or a default value past the
+        // 32nd) shift the 1 out: no bit, the default.
+        int64_t lo = rng.coin() ? values.front() : 0;
+        Value amount = sel;
+        if (lo) {
+          amount = newReg(Kind::B32, sel.uni);
+          emit(fmt::format("sub.s32 \t{}, {}, {}", amount.text, sel.text, lo));
+        }
+        Value bits = newReg(Kind::B32, sel.uni);
+        if (rng.coin()) {
+          Value one = newReg(Kind::B32, sel.uni);
+          emit(fmt::format("mov.u32 \t{}, 1", one.text));
+          emit(fmt::format("shl.b32 \t{}, {}, {}", bits.text, one.text, amount.text));
+        } else {
+          emit(fmt::format("shl.b32 \t{}, 1, {}", bits.text, amount.text));
+        }
+        std::vector<std::pair<std::string, uint32_t>> masks;  // per target, in layout order
+        for (const Case& k : cases) {
+          if (masks.empty() || masks.back().first != k.label) masks.push_back({k.label, 0});
+          masks.back().second |= 1u << unsigned(k.value - lo);
+        }
+        if (rng.chance(30)) rng.shuffle(masks);
+        for (const auto& [target, mask] : masks) {
+          Value t = newReg(Kind::B32, sel.uni);
+          emit(fmt::format("and.b32 \t{}, {}, {}", t.text, bits.text, mask));
+          Value p = newReg(Kind::Pred, sel.uni);
+          bool ne = rng.chance(75);
+          emit(fmt::format("setp.{}.s32 \t{}, {}, 0", ne ? "ne" : "eq", p.text, t.text));
+          branch(p, !ne, target);
+        }
+        shape("switch.bit-tests");
+      } else if (ranges) {
         std::vector<Run> runs = runsOf(cases);
         if (rng.chance(30)) rng.shuffle(runs);
         for (const Run& r : runs) testRun(r, s, sel.uni, base);

@@ -27,6 +27,7 @@
 #include <unordered_set>
 
 #include "ptxopt/analysis/CfgInfo.h"
+#include "ptxopt/analysis/Dominators.h"
 #include "ptxopt/analysis/Liveness.h"
 #include "ptxopt/analysis/Uniformity.h"
 #include "ptxopt/ir/Cfg.h"
@@ -60,6 +61,16 @@ struct Test {
   // the brx.idx, `entries` its table's blocks by index, and there is no setp or predicate.
   std::vector<BasicBlock*> entries;
   bool isBrx() const { return !entries.empty(); }
+  // A node may also be one of LLVM's bit tests (its switch lowering for few targets over a
+  // small range): `shl.b32 %b, 1, %s` (%s the selector, or the selector plus a constant just
+  // computed), `and.b32 %t, %b, MASK`, `setp.ne|eq %p, %t, 0`. The test holds when bit
+  // (selector + offset) of MASK is set (ne) or clear (eq); a shift by 32 or more leaves 0. The
+  // shl may sit in an earlier node of the tree (`shlBlock`) that dominates this one. `temps`
+  // are the registers the node writes besides its predicate.
+  bool bitTest = false;
+  uint32_t bitMask = 0;
+  BasicBlock* shlBlock = nullptr;
+  std::vector<RegId> temps;
   BasicBlock *ifTrue = nullptr, *ifFalse = nullptr;  // where the selector goes when the compare holds / not
 };
 
@@ -121,7 +132,7 @@ class SwitchOpt : public Pass {
   }
   std::optional<Test> compareTestAt(BasicBlock* b, bool root, const std::vector<Instruction*>& real) const {
     Instruction* br = root ? rootBranch(*b) : conditionalBranch(*b);
-    if (!br || real.size() < 2 || (!root && real.size() != 2 && real.size() != 3)) return std::nullopt;
+    if (!br || real.size() < 2 || (!root && real.size() > 6)) return std::nullopt;
     Instruction* s = real[real.size() - 2];
     if (!s->is(Opcode::Setp) || s->hasGuard() || s->numOperands() != 3) return std::nullopt;
     const Operand& d = s->operand(0);
@@ -155,7 +166,10 @@ class SwitchOpt : public Pass {
     t.bits = typeBits(ty);
     t.raw = t.bits == 16 ? uint32_t(uint16_t(c.value)) : uint32_t(c.value);
     t.c = valueOf(t.raw, t.bits, t.isSigned);
-    if (!root && real.size() == 3 && !readOffset(real[0], t)) return std::nullopt;
+    if (!readBitTest(b, root, real, t)) {
+      if (!root && real.size() > 3) return std::nullopt;
+      if (!root && real.size() == 3 && !readOffset(real[0], t)) return std::nullopt;
+    }
     BasicBlock* taken = b->successor(EdgeKind::Taken);
     BasicBlock* fall = b->successor(EdgeKind::FallThrough);
     if (!taken || !fall) return std::nullopt;
@@ -180,6 +194,95 @@ class SwitchOpt : public Pass {
     t.tmp = t.sel;
     t.sel = static_cast<RegId>(ax.id);
     t.offset = uint32_t(add->is(Opcode::Add) ? ak.value : -ak.value);
+    return true;
+  }
+
+  static bool writes(const Instruction& i, RegId r) {
+    bool w = false;
+    i.forEachDefReg([&](RegId d) { w |= d == r; });
+    return w;
+  }
+
+  // The latest instruction of `b` before `before` that writes `r` (null when none does).
+  static Instruction* lastDefBefore(BasicBlock* b, const Instruction* before, RegId r) {
+    Instruction* found = nullptr;
+    for (Instruction* i : b->insts()) {
+      if (i == before) break;
+      if (writes(*i, r)) found = i;
+    }
+    return found;
+  }
+
+  // Reads a bit test into `t` (whose setp is read) and returns true, or returns false and
+  // leaves `t` as it was (the caller reads a plain compare of the register the setp reads,
+  // which is always exact). In an inner node every instruction of the block must belong to
+  // the test.
+  bool readBitTest(BasicBlock* b, bool root, const std::vector<Instruction*>& real, Test& t) const {
+    if (t.bits != 32 || t.raw != 0 || (t.cmp != CmpOp::Eq && t.cmp != CmpOp::Ne)) return false;
+    Instruction* andI = lastDefBefore(b, t.setp, t.sel);
+    if (!andI || !andI->is(Opcode::And) || andI->hasGuard() || andI->numOperands() != 3 || typeBits(andI->type(0)) != 32)
+      return false;
+    const Operand *x = &andI->operand(1), *m = &andI->operand(2);
+    if (x->isImm()) std::swap(x, m);
+    if (!x->isReg() || x->component() != Component::None || !m->isImm()) return false;
+    const RegId shifted = static_cast<RegId>(x->id);
+    std::vector<Instruction*> mine{andI, t.setp, t.bra};  // the instructions of `b` the test uses
+    std::vector<RegId> temps;
+    // The shl: in this block before the and, or in an earlier node (checked when the tree is
+    // gathered: it must be a node that dominates this one).
+    Instruction* shl = lastDefBefore(b, andI, shifted);
+    BasicBlock* shlBlock = b;
+    if (!shl) {
+      if (root) return false;
+      for (BasicBlock* d : f_->blocks())
+        for (Instruction* i : d->insts())
+          if (writes(*i, shifted)) {
+            if (shl) return false;  // written more than once
+            shl = i;
+            shlBlock = d;
+          }
+      if (!shl || shlBlock == b) return false;
+    }
+    if (!shl->is(Opcode::Shl) || shl->hasGuard() || shl->numOperands() != 3 || typeBits(shl->type(0)) != 32) return false;
+    const Operand &one = shl->operand(1), &amount = shl->operand(2);
+    if (!amount.isReg() || amount.component() != Component::None) return false;
+    if (!one.isImm()) {
+      Instruction* mov = one.isReg() && one.component() == Component::None ? lastDefBefore(shlBlock, shl, RegId(one.id)) : nullptr;
+      if (!mov || !mov->is(Opcode::Mov) || mov->hasGuard() || mov->numOperands() != 2 || !mov->operand(1).isImm() ||
+          mov->operand(1).value != 1)
+        return false;
+      if (shlBlock == b) mine.push_back(mov);
+      temps.push_back(RegId(one.id));
+    } else if (one.value != 1) {
+      return false;
+    }
+    if (shlBlock == b) mine.push_back(shl);
+    // The shift amount: the selector, or the selector plus a constant computed just before.
+    Test probe;
+    probe.bits = 32;
+    probe.sel = static_cast<RegId>(amount.id);
+    Instruction* add = lastDefBefore(shlBlock, shl, probe.sel);
+    if (add && readOffset(add, probe)) {
+      if (shlBlock == b) mine.push_back(add);
+      temps.push_back(probe.tmp);
+    } else if (add && shlBlock != b) {
+      return false;  // an inner node whose shift amount some other instruction computes
+    }
+    // Nothing after the shl (and its add) in its block may write the selector.
+    bool after = false;
+    for (Instruction* i : shlBlock->insts()) {
+      if (after && writes(*i, probe.sel)) return false;
+      if (i == shl) after = true;
+    }
+    if (!root && mine.size() != real.size()) return false;
+    t.bitTest = true;
+    t.bitMask = uint32_t(m->value);
+    t.sel = probe.sel;
+    t.offset = probe.offset;
+    t.shlBlock = shlBlock == b ? nullptr : shlBlock;
+    t.temps = std::move(temps);
+    t.temps.push_back(shifted);
+    t.temps.push_back(RegId(andI->operand(0).id));
     return true;
   }
 
@@ -231,6 +334,11 @@ class SwitchOpt : public Pass {
   // Does the test hold for selector value `v` (read in the tree's domain)? The comparison
   // reads the selector's bits plus the offset in its own signedness.
   static bool holds(const Test& t, int64_t v) {
+    if (t.bitTest) {
+      uint32_t amount = uint32_t(v) + t.offset;
+      bool bit = amount < 32 && ((t.bitMask >> amount) & 1u);
+      return t.cmp == CmpOp::Ne ? bit : !bit;
+    }
     uint32_t mask = t.bits == 16 ? 0xffffu : 0xffffffffu;
     v = valueOf((uint32_t(v) + t.offset) & mask, t.bits, t.isSigned);
     switch (t.cmp) {
@@ -259,10 +367,18 @@ class SwitchOpt : public Pass {
 
   bool lower(size_t rootIndex, const Test& root, const Liveness& lv) {
     BasicBlock* rootBlock = f_->blocks()[rootIndex];
+    const CfgInfo& cfg = am_->get<CfgAnalysis>();
+    const DominatorTree& dom = am_->get<DominatorAnalysis>();
     // The tree: tests on the same selector with the same signedness, by block.
     std::unordered_map<BasicBlock*, Test> tests;
     tests[rootBlock] = root;
-    std::set<int64_t> constants{root.c};
+    std::set<int64_t> constants;
+    if (root.bitTest) {
+      for (uint32_t u = 0; u < 32; ++u)
+        if ((root.bitMask >> u) & 1u) constants.insert(valueOf(u - root.offset, 32, root.isSigned));
+    } else {
+      constants.insert(root.c);
+    }
     int64_t typeMin = root.bits == 16 ? (root.isSigned ? INT16_MIN : 0) : (root.isSigned ? INT32_MIN : 0);
     int64_t typeMax = root.bits == 16 ? (root.isSigned ? INT16_MAX : int64_t(UINT16_MAX))
                                       : (root.isSigned ? INT32_MAX : int64_t(UINT32_MAX));
@@ -271,6 +387,16 @@ class SwitchOpt : public Pass {
     // signed) because of the offset.
     std::set<int64_t> edges;
     auto addEdges = [&](const Test& t) {
+      if (t.bitTest) {  // each shift amount from 0 to 32, and the signed wrap
+        for (uint32_t u = 0; u <= 33; ++u) {
+          int64_t v = valueOf((u == 33 ? 0x80000000u : u) - t.offset, 32, root.isSigned);
+          if (v > typeMin && holds(t, v - 1) != holds(t, v)) {
+            edges.insert(v - 1);
+            edges.insert(v);
+          }
+        }
+        return;
+      }
       if (t.isBrx()) {  // every entry's first value, and the end of the table
         for (uint32_t j = 0; j <= t.entries.size(); ++j) {
           int64_t v = valueOf(j - t.offset, 32, root.isSigned);
@@ -298,12 +424,24 @@ class SwitchOpt : public Pass {
       work.pop_back();
       if (tests.count(b) || leaves.count(b)) continue;
       std::optional<Test> t = testAt(b, false);
+      // A bit test whose shl is in another block: that block is a node of this tree and
+      // dominates this one, so every way from the root here computed the shl on the selector.
+      auto shlReaches = [&](const Test& bt) {
+        if (!bt.shlBlock) return true;
+        int32_t d = cfg.index(bt.shlBlock), here = cfg.index(b);
+        return tests.count(bt.shlBlock) && d >= 0 && here >= 0 && dom.tree.dominates(uint32_t(d), uint32_t(here));
+      };
       if (t && t->sel == root.sel && t->bits == root.bits && t->tmp != root.sel && int64_t(tests.size()) < budget_ &&
           t->entries.size() <= size_t(4 * maxSpan_) &&
+          std::find(t->temps.begin(), t->temps.end(), root.sel) == t->temps.end() && shlReaches(*t) &&
           b != f_->entry()) {
         tests[b] = *t;
-        if (!t->isBrx())
+        if (t->bitTest) {
+          for (uint32_t u = 0; u < 32; ++u)
+            if ((t->bitMask >> u) & 1u) constants.insert(valueOf(u - t->offset, 32, root.isSigned));
+        } else if (!t->isBrx()) {
           constants.insert(valueOf((t->raw - t->offset) & (t->bits == 16 ? 0xffffu : 0xffffffffu), t->bits, root.isSigned));
+        }
         addEdges(*t);
         if (t->isBrx()) {
           for (BasicBlock* e : t->entries) work.push_back(skipJumps(e));
@@ -325,6 +463,8 @@ class SwitchOpt : public Pass {
       return false;
     };
     if (tests.size() < 2) return false;  // a plain branch, not a switch
+    for (auto& [b, t] : tests)
+      if (t.bitTest) ctx_->count("bit-test-nodes");
     auto target = [&](int64_t v) {
       BasicBlock* b = rootBlock;
       for (size_t steps = 0; steps <= tests.size(); ++steps) {
@@ -387,10 +527,14 @@ class SwitchOpt : public Pass {
     std::set<BasicBlock*> targets{dflt};
     for (const Run& r : runs) targets.insert(r.target);
     for (auto& [b, t] : tests)
-      for (BasicBlock* l : targets)
+      for (BasicBlock* l : targets) {
         if ((t.pred != kNoReg && lv.liveIn[l->id()].test(t.pred)) || (t.add && lv.liveIn[l->id()].test(t.tmp)))
           return refuse("live", "the " + std::string(t.pred != kNoReg && lv.liveIn[l->id()].test(t.pred) ? "predicate" : "offset selector") +
                                     " of the test at line " + std::to_string(t.bra->loc().line) + " is read later");
+        for (RegId r : t.temps)
+          if (lv.liveIn[l->id()].test(r))
+            return refuse("live", "a register the bit test at line " + std::to_string(t.bra->loc().line) + " computes is read later");
+      }
     for (BasicBlock* l : targets)
       if (!l->hasLabel() && l == f_->entry()) return refuse("entry", "a case reaches the entry block");
 
@@ -441,6 +585,12 @@ class SwitchOpt : public Pass {
     }
     // Value tables first: no control flow and the fewest instructions.
     if (mode == "auto" && costWhy.empty() && vt) return doValueTable();
+    // LLVM's bit tests already test once per target (shl, and, setp): measured on a clang
+    // kernel with two targets over eleven values, a jump table costs 100 estimated SASS
+    // instructions where the bit tests, which ptxas then if-converts, cost 84.
+    if (mode == "auto")
+      for (auto& [b, t] : tests)
+        if (t.bitTest) return refuse("bit-tests", "LLVM's bit tests test once per target already");
     // Predication: every case body, guarded by its own predicate, in one straight line.
     if (tryPredicate && mode == lowering_) {
       if (ps && lowering_ == "auto" && ps->size > predicateLimit_)
