@@ -262,17 +262,20 @@ class SwitchOpt : public Pass {
     probe.bits = 32;
     probe.sel = static_cast<RegId>(amount.id);
     Instruction* add = lastDefBefore(shlBlock, shl, probe.sel);
+    Instruction* firstRead = shl;  // where the test reads the selector
     if (add && readOffset(add, probe)) {
       if (shlBlock == b) mine.push_back(add);
       temps.push_back(probe.tmp);
+      firstRead = add;
     } else if (add && shlBlock != b) {
       return false;  // an inner node whose shift amount some other instruction computes
     }
-    // Nothing after the shl (and its add) in its block may write the selector.
-    bool after = false;
+    // From the first read of the selector to the end of its block (where the tree's other
+    // tests and the lowering read it) nothing may write the selector, the shl included.
+    bool reading = false;
     for (Instruction* i : shlBlock->insts()) {
-      if (after && writes(*i, probe.sel)) return false;
-      if (i == shl) after = true;
+      if (i == firstRead) reading = true;
+      if (reading && writes(*i, probe.sel)) return false;
     }
     if (!root && mine.size() != real.size()) return false;
     t.bitTest = true;
@@ -465,11 +468,19 @@ class SwitchOpt : public Pass {
     if (tests.size() < 2) return false;  // a plain branch, not a switch
     for (auto& [b, t] : tests)
       if (t.bitTest) ctx_->count("bit-test-nodes");
+    // Where value `v` goes from the root; null for a cycle among the tests, a brx.idx index
+    // outside its table, or a bit test whose shl is not on the way from the root (the shl's
+    // block may dominate the node from above the root, in a loop): the path is the same for
+    // every value between two change points, so checking it here is exact.
     auto target = [&](int64_t v) {
       BasicBlock* b = rootBlock;
+      std::vector<BasicBlock*> path;
       for (size_t steps = 0; steps <= tests.size(); ++steps) {
         auto it = tests.find(b);
         if (it == tests.end()) return b;
+        if (it->second.shlBlock && std::find(path.begin(), path.end(), it->second.shlBlock) == path.end())
+          return static_cast<BasicBlock*>(nullptr);
+        path.push_back(b);
         b = next(it->second, v);
         if (!b) return b;  // past a brx.idx table
       }
@@ -492,7 +503,9 @@ class SwitchOpt : public Pass {
       auto next = std::next(it);
       int64_t from = *it, to = next == edges.end() ? *it : *next - 1;
       BasicBlock* t = target(from);
-      if (!t) return refuse("cycle", "the tests form a cycle or send a value past a brx.idx table");
+      if (!t)
+        return refuse("cycle", "the tests form a cycle, send a value past a brx.idx table, or reach a bit test whose shl is not on "
+                               "the way from the root");
       if (t == dflt) continue;
       if (!runs.empty() && runs.back().hi + 1 == from && runs.back().target == t)
         runs.back().hi = to;
