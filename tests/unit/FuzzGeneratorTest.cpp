@@ -60,26 +60,29 @@ TEST(FuzzGenerator, SizeNames) {
   EXPECT_FALSE(parseKernelSize("huge"));
 }
 
+// The kernel parses, verifies, has a launch spec, uses only instructions the emulator models,
+// and runs without a fault or a race.
+void expectRunsCleanly(const GeneratedKernel& k) {
+  SCOPED_TRACE(k.name);
+  DiagEngine diags;
+  auto m = parseModule(k.ptx, k.name + ".ptx", diags);
+  ASSERT_TRUE(m) << diags.str();
+  ASSERT_TRUE(verifyModule(*m, diags)) << diags.str();
+  emu::LaunchSpec spec;
+  std::string error;
+  ASSERT_TRUE(emu::parseLaunchSpec(k.specJson, k.name + ".json", spec, error)) << error;
+  auto e = emu::Emulator::create(*m, error);
+  ASSERT_TRUE(e) << error;
+  EXPECT_TRUE(e->unsupportedInstructions().empty());
+  emu::RunOptions options;
+  options.checkRaces = true;
+  emu::RunResult r = e->run(spec, options);
+  EXPECT_TRUE(r.ok) << r.error << r.fault;
+  EXPECT_TRUE(r.races.empty()) << (r.races.empty() ? "" : r.races.front().description);
+}
+
 TEST(FuzzGenerator, KernelsParseVerifyAndRunCleanly) {
-  for (uint64_t seed = 1; seed <= 40; ++seed) {
-    GeneratedKernel k = generateKernel(seed, optionsFor(seed));
-    SCOPED_TRACE(k.name);
-    DiagEngine diags;
-    auto m = parseModule(k.ptx, k.name + ".ptx", diags);
-    ASSERT_TRUE(m) << diags.str();
-    ASSERT_TRUE(verifyModule(*m, diags)) << diags.str();
-    emu::LaunchSpec spec;
-    std::string error;
-    ASSERT_TRUE(emu::parseLaunchSpec(k.specJson, k.name + ".json", spec, error)) << error;
-    auto e = emu::Emulator::create(*m, error);
-    ASSERT_TRUE(e) << error;
-    EXPECT_TRUE(e->unsupportedInstructions().empty());
-    emu::RunOptions options;
-    options.checkRaces = true;
-    emu::RunResult r = e->run(spec, options);
-    EXPECT_TRUE(r.ok) << r.error << r.fault;
-    EXPECT_TRUE(r.races.empty()) << (r.races.empty() ? "" : r.races.front().description);
-  }
+  for (uint64_t seed = 1; seed <= 40; ++seed) expectRunsCleanly(generateKernel(seed, optionsFor(seed)));
 }
 
 // --nesting-heavy (mask-regions' kernels): more conditionals nested in conditionals than the
@@ -96,22 +99,7 @@ TEST(FuzzGenerator, NestingHeavyNestsMore) {
     };
     plain += count(a);
     nested += count(b);
-    if (seed > 6) continue;
-    SCOPED_TRACE(b.name);
-    DiagEngine diags;
-    auto m = parseModule(b.ptx, b.name + ".ptx", diags);
-    ASSERT_TRUE(m) << diags.str();
-    ASSERT_TRUE(verifyModule(*m, diags)) << diags.str();
-    emu::LaunchSpec spec;
-    std::string error;
-    ASSERT_TRUE(emu::parseLaunchSpec(b.specJson, b.name + ".json", spec, error)) << error;
-    auto e = emu::Emulator::create(*m, error);
-    ASSERT_TRUE(e) << error;
-    emu::RunOptions options;
-    options.checkRaces = true;
-    emu::RunResult r = e->run(spec, options);
-    EXPECT_TRUE(r.ok) << r.error << r.fault;
-    EXPECT_TRUE(r.races.empty());
+    if (seed <= 6) expectRunsCleanly(b);
   }
   EXPECT_GT(nested, plain + plain / 2) << "nested diamonds: " << nested << " with --nesting-heavy, " << plain << " without";
 }
