@@ -1,10 +1,11 @@
 // switch-opt: a tree of compares on one selector becomes a jump table (issue #12, seed 003
 // DoSwitchOpt; docs/passes/switch-opt.md).
 //
-// Recognition. A *test* is a block whose only instructions are `setp.CMP.T %p, %sel, IMM` and
-// `@[!]%p bra L` (T a 16- or 32-bit integer type), or the end of a block that computes the
-// selector and then tests it (the root). Blocks that only jump or are empty are looked through.
-// Starting at a root, the tests reachable through both edges that compare the same register
+// Recognition (the nodes: SwitchTree.h). A *test* is a block whose only instructions are
+// `setp.CMP.T %p, %sel, IMM` and `@[!]%p bra L` (T a 16- or 32-bit integer type; an offset add,
+// a brx.idx or one of LLVM's bit tests also make nodes), or the end of a block that computes
+// the selector and then tests it (the root). Blocks that only jump or are empty are looked
+// through. Starting at a root, the tests reachable through both edges that compare the same register
 // with the same signedness form the tree (cicc's balanced compare trees, `setp.eq` cascades,
 // and mixtures); the first block that is not such a test on each path is a leaf. Every
 // comparison is against a constant, so evaluating the tree for each value between the smallest
@@ -37,42 +38,13 @@
 #include "ptxopt/support/FloatBits.h"
 
 #include "IfRegion.h"
+#include "SwitchTree.h"
 
 namespace ptxopt {
 
 namespace {
 
-struct Test {
-  Instruction* setp = nullptr;
-  Instruction* bra = nullptr;
-  CmpOp cmp = CmpOp::Eq;
-  bool isSigned = true;
-  int64_t c = 0;
-  uint32_t raw = 0;  // the constant's bits (16 or 32)
-  unsigned bits = 32;
-  RegId sel = kNoReg, pred = kNoReg;
-  // An inner test may compare the selector plus a constant (`add.s32 %t, %sel, -3` first, the
-  // range checks LLVM writes for runs of values with one target): `offset` is that constant's
-  // bits, `add` the instruction and `tmp` its result.
-  uint32_t offset = 0;
-  Instruction* add = nullptr;
-  RegId tmp = kNoReg;
-  // An inner node may also be an unguarded `brx.idx` on the selector (plus an offset): `bra` is
-  // the brx.idx, `entries` its table's blocks by index, and there is no setp or predicate.
-  std::vector<BasicBlock*> entries;
-  bool isBrx() const { return !entries.empty(); }
-  // A node may also be one of LLVM's bit tests (its switch lowering for few targets over a
-  // small range): `shl.b32 %b, 1, %s` (%s the selector, or the selector plus a constant just
-  // computed), `and.b32 %t, %b, MASK`, `setp.ne|eq %p, %t, 0`. The test holds when bit
-  // (selector + offset) of MASK is set (ne) or clear (eq); a shift by 32 or more leaves 0. The
-  // shl may sit in an earlier node of the tree (`shlBlock`) that dominates this one. `temps`
-  // are the registers the node writes besides its predicate.
-  bool bitTest = false;
-  uint32_t bitMask = 0;
-  BasicBlock* shlBlock = nullptr;
-  std::vector<RegId> temps;
-  BasicBlock *ifTrue = nullptr, *ifFalse = nullptr;  // where the selector goes when the compare holds / not
-};
+using namespace switchtree;
 
 class SwitchOpt : public Pass {
  public:
@@ -100,12 +72,13 @@ class SwitchOpt : public Pass {
       const Liveness& lv = am.get<LivenessAnalysis>();
       tables_ = collectBranchTargetTables(f);
       pinned_ = pinnedLabelNames(f, tables_);
+      reader_.emplace(f, tables_, pinned_);
       // Reachable blocks in reverse post-order: a tree's root before its inner tests (which a
       // lowering leaves unreachable).
       std::vector<BasicBlock*> order;
       for (const BasicBlock* b : cfg.rpo) order.push_back(const_cast<BasicBlock*>(b));
       for (BasicBlock* b : order) {
-        std::optional<Test> t = testAt(b, /*root=*/true);
+        std::optional<Test> t = reader_->testAt(b, /*root=*/true);
         if (!t || !tried_.insert(t->bra).second) continue;
         size_t i = std::find(f.blocks().begin(), f.blocks().end(), b) - f.blocks().begin();
         if (lower(i, *t, lv)) {
@@ -120,254 +93,6 @@ class SwitchOpt : public Pass {
   }
 
  private:
-  // The test ending `b`: setp on a register against an immediate, then the guarded bra on its
-  // predicate. Outside the root the block holds nothing else, or an add (sub) of a constant to
-  // the selector first, whose result the setp compares.
-  std::optional<Test> testAt(BasicBlock* b, bool root) const {
-    std::vector<Instruction*> real;
-    for (Instruction* i : b->insts())
-      if (!i->info().isPseudo()) real.push_back(i);
-    if (!root && !real.empty() && real.back()->is(Opcode::BrxIdx)) return brxAt(real);
-    return compareTestAt(b, root, real);
-  }
-  std::optional<Test> compareTestAt(BasicBlock* b, bool root, const std::vector<Instruction*>& real) const {
-    Instruction* br = root ? rootBranch(*b) : conditionalBranch(*b);
-    if (!br || real.size() < 2 || (!root && real.size() > 6)) return std::nullopt;
-    Instruction* s = real[real.size() - 2];
-    if (!s->is(Opcode::Setp) || s->hasGuard() || s->numOperands() != 3) return std::nullopt;
-    const Operand& d = s->operand(0);
-    if (!d.isReg() || static_cast<RegId>(d.id) != br->guard()) return std::nullopt;
-    const Operand &a = s->operand(1), &c = s->operand(2);
-    if (!a.isReg() || a.component() != Component::None || !c.isImm()) return std::nullopt;
-    ScalarType ty = s->type(0);
-    if ((typeBits(ty) != 32 && typeBits(ty) != 16) || (typeClass(ty) != TypeClass::Signed && typeClass(ty) != TypeClass::Unsigned &&
-                               typeClass(ty) != TypeClass::Bit))
-      return std::nullopt;
-    std::optional<CmpOp> cmp;
-    for (Mod m : s->mods())
-      if (auto c2 = modCmp(m)) cmp = c2;
-    if (!cmp) return std::nullopt;
-    Test t;
-    t.setp = s;
-    t.bra = br;
-    t.cmp = *cmp;
-    t.sel = static_cast<RegId>(a.id);
-    t.pred = br->guard();
-    switch (*cmp) {
-      case CmpOp::Eq: case CmpOp::Ne: t.isSigned = typeClass(ty) == TypeClass::Signed; break;
-      case CmpOp::Lt: case CmpOp::Le: case CmpOp::Gt: case CmpOp::Ge:
-        if (typeClass(ty) == TypeClass::Bit) return std::nullopt;
-        t.isSigned = typeClass(ty) == TypeClass::Signed;
-        break;
-      case CmpOp::Lo: case CmpOp::Ls: case CmpOp::Hi: case CmpOp::Hs: t.isSigned = false; break;
-      default: return std::nullopt;  // float-only comparisons
-    }
-    // The constant as the comparison reads it.
-    t.bits = typeBits(ty);
-    t.raw = t.bits == 16 ? uint32_t(uint16_t(c.value)) : uint32_t(c.value);
-    t.c = valueOf(t.raw, t.bits, t.isSigned);
-    if (!readBitTest(b, root, real, t)) {
-      if (!root && real.size() > 3) return std::nullopt;
-      if (!root && real.size() == 3 && !readOffset(real[0], t)) return std::nullopt;
-    }
-    BasicBlock* taken = b->successor(EdgeKind::Taken);
-    BasicBlock* fall = b->successor(EdgeKind::FallThrough);
-    if (!taken || !fall) return std::nullopt;
-    bool takenWhenTrue = !br->guardNegated();
-    t.ifTrue = takenWhenTrue ? taken : fall;
-    t.ifFalse = takenWhenTrue ? fall : taken;
-    return t;
-  }
-
-  // `add` (or `sub`) of a constant to a register, writing the register `t` compares (or indexes
-  // by) and as wide as `t` reads it: `t` then compares that register plus the constant. False
-  // for anything else, .sat and .cc included (not plain wrapping adds).
-  static bool readOffset(Instruction* add, Test& t) {
-    if ((!add->is(Opcode::Add) && !add->is(Opcode::Sub)) || add->hasGuard() || add->numOperands() != 3 ||
-        typeBits(add->type(0)) != t.bits || typeClass(add->type(0)) == TypeClass::Float || add->mods().size() != 1)
-      return false;
-    const Operand &ad = add->operand(0), &ax = add->operand(1), &ak = add->operand(2);
-    if (!ad.isReg() || static_cast<RegId>(ad.id) != t.sel || !ax.isReg() || ax.component() != Component::None ||
-        !ak.isImm() || ax.id == ad.id)
-      return false;
-    t.add = add;
-    t.tmp = t.sel;
-    t.sel = static_cast<RegId>(ax.id);
-    t.offset = uint32_t(add->is(Opcode::Add) ? ak.value : -ak.value);
-    return true;
-  }
-
-  static bool writes(const Instruction& i, RegId r) {
-    bool w = false;
-    i.forEachDefReg([&](RegId d) { w |= d == r; });
-    return w;
-  }
-
-  // The latest instruction of `b` before `before` that writes `r` (null when none does).
-  static Instruction* lastDefBefore(BasicBlock* b, const Instruction* before, RegId r) {
-    Instruction* found = nullptr;
-    for (Instruction* i : b->insts()) {
-      if (i == before) break;
-      if (writes(*i, r)) found = i;
-    }
-    return found;
-  }
-
-  // Reads a bit test into `t` (whose setp is read) and returns true, or returns false and
-  // leaves `t` as it was (the caller reads a plain compare of the register the setp reads,
-  // which is always exact). In an inner node every instruction of the block must belong to
-  // the test.
-  bool readBitTest(BasicBlock* b, bool root, const std::vector<Instruction*>& real, Test& t) const {
-    if (t.bits != 32 || t.raw != 0 || (t.cmp != CmpOp::Eq && t.cmp != CmpOp::Ne)) return false;
-    Instruction* andI = lastDefBefore(b, t.setp, t.sel);
-    if (!andI || !andI->is(Opcode::And) || andI->hasGuard() || andI->numOperands() != 3 || typeBits(andI->type(0)) != 32)
-      return false;
-    const Operand *x = &andI->operand(1), *m = &andI->operand(2);
-    if (x->isImm()) std::swap(x, m);
-    if (!x->isReg() || x->component() != Component::None || !m->isImm()) return false;
-    const RegId shifted = static_cast<RegId>(x->id);
-    std::vector<Instruction*> mine{andI, t.setp, t.bra};  // the instructions of `b` the test uses
-    std::vector<RegId> temps;
-    // The shl: in this block before the and, or in an earlier node (checked when the tree is
-    // gathered: it must be a node that dominates this one).
-    Instruction* shl = lastDefBefore(b, andI, shifted);
-    BasicBlock* shlBlock = b;
-    if (!shl) {
-      if (root) return false;
-      for (BasicBlock* d : f_->blocks())
-        for (Instruction* i : d->insts())
-          if (writes(*i, shifted)) {
-            if (shl) return false;  // written more than once
-            shl = i;
-            shlBlock = d;
-          }
-      if (!shl || shlBlock == b) return false;
-    }
-    if (!shl->is(Opcode::Shl) || shl->hasGuard() || shl->numOperands() != 3 || typeBits(shl->type(0)) != 32) return false;
-    const Operand &one = shl->operand(1), &amount = shl->operand(2);
-    if (!amount.isReg() || amount.component() != Component::None) return false;
-    if (!one.isImm()) {
-      Instruction* mov = one.isReg() && one.component() == Component::None ? lastDefBefore(shlBlock, shl, RegId(one.id)) : nullptr;
-      if (!mov || !mov->is(Opcode::Mov) || mov->hasGuard() || mov->numOperands() != 2 || !mov->operand(1).isImm() ||
-          mov->operand(1).value != 1)
-        return false;
-      if (shlBlock == b) mine.push_back(mov);
-      temps.push_back(RegId(one.id));
-    } else if (one.value != 1) {
-      return false;
-    }
-    if (shlBlock == b) mine.push_back(shl);
-    // The shift amount: the selector, or the selector plus a constant computed just before.
-    Test probe;
-    probe.bits = 32;
-    probe.sel = static_cast<RegId>(amount.id);
-    Instruction* add = lastDefBefore(shlBlock, shl, probe.sel);
-    Instruction* firstRead = shl;  // where the test reads the selector
-    if (add && readOffset(add, probe)) {
-      if (shlBlock == b) mine.push_back(add);
-      temps.push_back(probe.tmp);
-      firstRead = add;
-    } else if (add && shlBlock != b) {
-      return false;  // an inner node whose shift amount some other instruction computes
-    }
-    // From the first read of the selector to the end of its block (where the tree's other
-    // tests and the lowering read it) nothing may write the selector, the shl included.
-    bool reading = false;
-    for (Instruction* i : shlBlock->insts()) {
-      if (i == firstRead) reading = true;
-      if (reading && writes(*i, probe.sel)) return false;
-    }
-    if (!root && mine.size() != real.size()) return false;
-    t.bitTest = true;
-    t.bitMask = uint32_t(m->value);
-    t.sel = probe.sel;
-    t.offset = probe.offset;
-    t.shlBlock = shlBlock == b ? nullptr : shlBlock;
-    t.temps = std::move(temps);
-    t.temps.push_back(shifted);
-    t.temps.push_back(RegId(andI->operand(0).id));
-    return true;
-  }
-
-  // The root's guarded bra: as conditionalBranch, except that `.branchtargets` tables may
-  // follow it (the parser keeps a table declared right after a branch in the branch's block,
-  // as in a range check followed by its brx.idx). They stay where they are.
-  static Instruction* rootBranch(BasicBlock& b) {
-    Instruction* t = b.terminator();
-    if (!t || !t->is(Opcode::Bra) || !t->hasGuard() || b.succs().size() != 2) return nullptr;
-    auto& insts = b.insts();
-    for (auto it = std::find(insts.begin(), insts.end(), t) + 1; it != insts.end(); ++it)
-      if (!(*it)->is(Opcode::BranchTargets)) return nullptr;
-    return t;
-  }
-
-  // An inner block that only dispatches through `brx.idx` on a register, or on a register that
-  // an add (sub) of a constant just computed: a node with one successor per table entry.
-  std::optional<Test> brxAt(const std::vector<Instruction*>& real) const {
-    if (real.size() > 2) return std::nullopt;
-    Instruction* brx = real.back();
-    if (brx->hasGuard() || !brx->operand(0).isReg() || brx->operand(0).component() != Component::None) return std::nullopt;
-    Test t;
-    t.bra = brx;
-    t.bits = 32;
-    t.isSigned = false;
-    t.sel = static_cast<RegId>(brx->operand(0).id);
-    if (real.size() == 2 && !readOffset(real[0], t)) return std::nullopt;
-    for (uint32_t label : branchTargetLabels(*brx, tables_)) t.entries.push_back(f_->labelBlock(label));
-    if (t.entries.empty() || std::find(t.entries.begin(), t.entries.end(), nullptr) != t.entries.end()) return std::nullopt;
-    return t;
-  }
-
-  // The constant's bits as the comparison reads them.
-  static int64_t valueOf(uint32_t raw, unsigned bits, bool isSigned) {
-    if (bits == 16) return isSigned ? int64_t(int16_t(uint16_t(raw))) : int64_t(uint16_t(raw));
-    return isSigned ? int64_t(int32_t(raw)) : int64_t(raw);
-  }
-
-  // Where the node sends selector value `v`: nullptr when a brx.idx index falls outside its
-  // table (behaviour PTX leaves undefined: such a tree is not lowered).
-  BasicBlock* next(const Test& t, int64_t v) const {
-    if (t.isBrx()) {
-      uint32_t idx = uint32_t(v) + t.offset;
-      return idx < t.entries.size() ? skipJumps(t.entries[idx]) : nullptr;
-    }
-    return skipJumps(holds(t, v) ? t.ifTrue : t.ifFalse);
-  }
-
-  // Does the test hold for selector value `v` (read in the tree's domain)? The comparison
-  // reads the selector's bits plus the offset in its own signedness.
-  static bool holds(const Test& t, int64_t v) {
-    if (t.bitTest) {
-      uint32_t amount = uint32_t(v) + t.offset;
-      bool bit = amount < 32 && ((t.bitMask >> amount) & 1u);
-      return t.cmp == CmpOp::Ne ? bit : !bit;
-    }
-    uint32_t mask = t.bits == 16 ? 0xffffu : 0xffffffffu;
-    v = valueOf((uint32_t(v) + t.offset) & mask, t.bits, t.isSigned);
-    switch (t.cmp) {
-      case CmpOp::Eq: return v == t.c;
-      case CmpOp::Ne: return v != t.c;
-      case CmpOp::Lt: case CmpOp::Lo: return v < t.c;
-      case CmpOp::Le: case CmpOp::Ls: return v <= t.c;
-      case CmpOp::Gt: case CmpOp::Hi: return v > t.c;
-      case CmpOp::Ge: case CmpOp::Hs: return v >= t.c;
-      default: return false;
-    }
-  }
-
-  // Looks through blocks that only jump or are empty.
-  BasicBlock* skipJumps(BasicBlock* b) const {
-    for (int guard = 0; guard < 16 && b; ++guard) {
-      bool onlyJump = true;
-      for (Instruction* i : b->insts())
-        if (!i->info().isPseudo() && !(i == b->terminator() && i->is(Opcode::Bra) && !i->hasGuard())) onlyJump = false;
-      if (!onlyJump || b->succs().size() != 1) return b;
-      if (b->hasLabel() && pinned_.count(f_->labelName(b->label()))) return b;
-      b = b->succs()[0].to;
-    }
-    return b;
-  }
-
   bool lower(size_t rootIndex, const Test& root, const Liveness& lv) {
     BasicBlock* rootBlock = f_->blocks()[rootIndex];
     const CfgInfo& cfg = am_->get<CfgAnalysis>();
@@ -420,13 +145,13 @@ class SwitchOpt : public Pass {
       }
     };
     addEdges(root);
-    std::vector<BasicBlock*> work{skipJumps(root.ifTrue), skipJumps(root.ifFalse)};
+    std::vector<BasicBlock*> work{reader_->skipJumps(root.ifTrue), reader_->skipJumps(root.ifFalse)};
     std::unordered_set<BasicBlock*> leaves;
     while (!work.empty()) {
       BasicBlock* b = work.back();
       work.pop_back();
       if (tests.count(b) || leaves.count(b)) continue;
-      std::optional<Test> t = testAt(b, false);
+      std::optional<Test> t = reader_->testAt(b, false);
       // A bit test whose shl is in another block: that block is a node of this tree and
       // dominates this one, so every way from the root here computed the shl on the selector.
       auto shlReaches = [&](const Test& bt) {
@@ -447,10 +172,10 @@ class SwitchOpt : public Pass {
         }
         addEdges(*t);
         if (t->isBrx()) {
-          for (BasicBlock* e : t->entries) work.push_back(skipJumps(e));
+          for (BasicBlock* e : t->entries) work.push_back(reader_->skipJumps(e));
         } else {
-          work.push_back(skipJumps(t->ifTrue));
-          work.push_back(skipJumps(t->ifFalse));
+          work.push_back(reader_->skipJumps(t->ifTrue));
+          work.push_back(reader_->skipJumps(t->ifFalse));
         }
       } else {
         leaves.insert(b);
@@ -481,7 +206,7 @@ class SwitchOpt : public Pass {
         if (it->second.shlBlock && std::find(path.begin(), path.end(), it->second.shlBlock) == path.end())
           return static_cast<BasicBlock*>(nullptr);
         path.push_back(b);
-        b = next(it->second, v);
+        b = reader_->next(it->second, v);
         if (!b) return b;  // past a brx.idx table
       }
       return static_cast<BasicBlock*>(nullptr);  // a cycle among the tests
@@ -784,7 +509,7 @@ class SwitchOpt : public Pass {
     unsigned n = 0;
     for (auto it = tests.find(b); it != tests.end() && n <= tests.size() && b; it = tests.find(b)) {
       ++n;
-      b = next(it->second, v);
+      b = reader_->next(it->second, v);
     }
     return n;
   }
@@ -927,7 +652,7 @@ class SwitchOpt : public Pass {
     std::map<BasicBlock*, std::vector<BasicBlock*>> walks;
     for (BasicBlock* t : targets) {
       std::vector<BasicBlock*>& w = walks[t];
-      for (BasicBlock* b = t; w.size() <= 8; b = skipJumps(b->succs()[0].to)) {
+      for (BasicBlock* b = t; w.size() <= 8; b = reader_->skipJumps(b->succs()[0].to)) {
         if (std::find(w.begin(), w.end(), b) != w.end()) break;
         w.push_back(b);
         if (!straightLine(b) || b == rootBlock || tests.count(b)) break;
@@ -1215,7 +940,7 @@ class SwitchOpt : public Pass {
       values[static_cast<RegId>(i->operand(0).id)] = *c;
     }
     if (values.empty() || t->succs().size() != 1) return std::nullopt;
-    return std::make_pair(values, skipJumps(t->succs()[0].to));
+    return std::make_pair(values, reader_->skipJumps(t->succs()[0].to));
   }
 
   std::optional<ValueTable> planValueTable(BasicBlock* rootBlock, const Test& root,
@@ -1451,7 +1176,7 @@ class SwitchOpt : public Pass {
       double taken = double(c->allTaken + c->divergent), fall = double(c->allNotTaken + c->divergent);
       bool trueTaken = !t.bra->guardNegated();
       for (bool side : {true, false}) {
-        BasicBlock* to = skipJumps(side ? t.ifTrue : t.ifFalse);
+        BasicBlock* to = reader_->skipJumps(side ? t.ifTrue : t.ifFalse);
         if (!tests.count(to)) reach[to] += side == trueTaken ? taken : fall;
       }
     }
@@ -1479,6 +1204,7 @@ class SwitchOpt : public Pass {
   PassContext* ctx_ = nullptr;
   std::unordered_set<std::string_view> pinned_;
   BranchTargetTables tables_;
+  std::optional<SwitchTreeReader> reader_;  // over tables_ and pinned_
   std::unordered_set<const Instruction*> tried_;
   int64_t minCases_ = 4, maxSpan_ = 256, budget_ = 64, maxTableBytes_ = 1024;
   bool valueTable_ = true;
