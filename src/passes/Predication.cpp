@@ -122,7 +122,7 @@ class Predication : public Pass {
       convert(*r);
       changed = true;
       buildCfg(f);
-      am.invalidate(PreservedAnalyses::none());  // the next region's temporaries need fresh liveness
+      if (speculate_) am.invalidate(PreservedAnalyses::none());  // the next region's temporaries need fresh liveness
     }
     if (changed) am.invalidate(PreservedAnalyses::none());
     return changed;
