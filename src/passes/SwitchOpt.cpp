@@ -63,6 +63,7 @@ class SwitchOpt : public Pass {
     predicateLimit_ = k.getInt("predicate-limit");
     tailLimit_ = k.getInt("tail-limit");
     speculate_ = k.getBool("speculate");
+    caseMasks_ = k.getBool("case-masks");
     maxTableBytes_ = k.getInt("max-table-bytes");
     bool changed = false;
     tried_.clear();
@@ -303,8 +304,8 @@ class SwitchOpt : public Pass {
     if (mode == "auto") {
       if (std::optional<ProfileCosts> pc = profileCosts(tests, root, runs, dflt, ps ? &*ps : nullptr, vt ? &*vt : nullptr)) {
         // On a tie the earlier wins: the value table, then the jump table (tied with the
-        // predicated form on switch_holes, it measured 201 against 220), then the predicated
-        // switch, then the trees.
+        // predicated form on switch_holes before case masks, it measured 201 against 220),
+        // then the predicated switch, then the trees.
         std::vector<std::pair<double, std::string>> options;
         if (vt) options.push_back({pc->valueTable, "value-table"});
         if (span <= maxSpan_) options.push_back({pc->table, "table"});
@@ -325,12 +326,6 @@ class SwitchOpt : public Pass {
     }
     // Value tables first: no control flow and the fewest instructions.
     if (mode == "auto" && costWhy.empty() && vt) return doValueTable();
-    // LLVM's bit tests already test once per target (shl, and, setp): measured on a clang
-    // kernel with two targets over eleven values, a jump table costs 100 estimated SASS
-    // instructions where the bit tests, which ptxas then if-converts, cost 84.
-    if (mode == "auto")
-      for (auto& [b, t] : tests)
-        if (t.bitTest) return refuse("bit-tests", "LLVM's bit tests test once per target already");
     // Predication: every case body, guarded by its own predicate, in one straight line.
     if (tryPredicate && mode == lowering_) {
       if (ps && lowering_ == "auto" && ps->size > predicateLimit_)
@@ -352,7 +347,7 @@ class SwitchOpt : public Pass {
       // switch's few hit values less (sparse_switch), and only a profile tells.
       if (ps && psWhy.empty() && lowering_ == "auto" && !costWhy.empty()) psWhy = costWhy + " (a sparse switch is predicated only with a profile)";
       if (ps && psWhy.empty() && lowering_ == "auto") {
-        unsigned setup = predicateSetupCost(root, runs, dflt, *ps), branching = unsigned(targets.size()) + tableOverhead(true);
+        unsigned setup = planPredicates(root, runs, dflt, *ps, caseMasks_).cost, branching = unsigned(targets.size()) + tableOverhead(true);
         if (setup >= branching)
           psWhy = std::to_string(setup) + " instructions of predicates against " + std::to_string(branching) + " of branching (a table)";
         else
@@ -363,6 +358,13 @@ class SwitchOpt : public Pass {
       ctx_->remark(rootBlock, "no-predicate", where + ": " + psWhy, {{"line", double(root.bra->loc().line)}});
       if (!costWhy.empty() && divergent) return refuse("cost", costWhy);
     }
+    // LLVM's bit tests already test once per target (shl, and, setp): measured on a clang
+    // kernel with two targets over eleven values, a jump table costs 100 estimated SASS
+    // instructions where the bit tests, which ptxas then if-converts, cost 84 (predicated with
+    // case masks, which auto tries first on a divergent selector, 80).
+    if (mode == "auto")
+      for (auto& [b, t] : tests)
+        if (t.bitTest) return refuse("bit-tests", "LLVM's bit tests test once per target already");
     // Compare trees: a balanced search tree over the runs of values with one target, or a
     // linear cascade. In auto mode a tree the table's cost model refused is rebuilt balanced
     // when the selector is uniform (the warp walks one path) and that saves `bst-gain` tests
@@ -722,6 +724,20 @@ class SwitchOpt : public Pass {
           if (ok) ps.unguarded.insert(i);
         }
       }
+      // The first write of a register that is dead after the root block (no lane reads it before
+      // writing it, whatever its target) may also run for every lane: a lane of another target
+      // writes the register later in the line or never reads it. Guarded, ptxas keeps the old
+      // value with a select (the first write of a switch's result, dense_switch).
+      std::set<RegId> written;
+      for (BasicBlock* b : ps.blocks) {
+        const std::vector<Instruction*> body = *straightLine(b);
+        for (const Instruction* i : body) {
+          bool first = i->isSpeculatable();
+          i->forEachDefReg([&](RegId r) { first = first && !written.count(r) && !lv.liveOut[rootBlock->id()].test(r); });
+          if (first) ps.unguarded.insert(i);
+          i->forEachDefReg([&](RegId r) { written.insert(r); });
+        }
+      }
     }
     return ps;
   }
@@ -742,14 +758,35 @@ class SwitchOpt : public Pass {
       append(rootBlock, root, o);
       return p;
     };
-    // One predicate per target, or-ed over its runs; the default's is none of them.
+    const PredicatePlan plan = planPredicates(root, runs, dflt, ps, caseMasks_);
     std::map<BasicBlock*, RegId> pred;
+    RegId bit = kNoReg;  // 1 << (selector - first), when some predicate tests the case masks
+    if (plan.bit) {
+      RegId t = root.sel;
+      if (plan.first != 0) {
+        t = f_->addRegister(ScalarType::U32, "%swi");
+        emitBinary(rootBlock, root, Opcode::Sub, ScalarType::S32, t, Operand::reg(root.sel), selectorImm(root, plan.first));
+      }
+      bit = f_->addRegister(ScalarType::U32, "%swi");
+      emitBinary(rootBlock, root, Opcode::Shl, ScalarType::B32, bit, Operand::imm(1), Operand::reg(t));
+    }
+    // A masked target's predicate: its bits of the case mask. Others: one predicate per run,
+    // or-ed; the default's is none of them.
     for (const Run& r : runs) {
+      if (plan.masked.count(r.target)) {
+        if (!pred.count(r.target)) pred[r.target] = emitMaskTest(rootBlock, root, bit, caseMask(runs, plan.first, r.target), CmpOp::Ne);
+        continue;
+      }
       RegId p = emitRunPredicate(rootBlock, root, r);
       auto [it, fresh] = pred.emplace(r.target, p);
       if (!fresh) it->second = logic(Opcode::Or, it->second, p);
     }
-    if (dflt != ps.join) pred[dflt] = emitDefaultPredicate(rootBlock, root, runs, pred, logic);
+    if (dflt != ps.join) {
+      if (plan.bit)
+        pred[dflt] = emitMaskTest(rootBlock, root, bit, caseMask(runs, plan.first, nullptr), CmpOp::Eq);
+      else
+        pred[dflt] = emitDefaultPredicate(rootBlock, root, runs, pred, logic);
+    }
     // A block's guard: the or of the predicates of the targets whose chain holds it.
     for (BasicBlock* b : ps.blocks) {
       RegId g = kNoReg;
@@ -765,6 +802,78 @@ class SwitchOpt : public Pass {
     Instruction* toJoin = f_->createInstruction(Opcode::Bra);
     toJoin->addOperand(Operand::label(ps.join->label()));
     append(rootBlock, root, toJoin);
+  }
+
+  // How a predicated switch computes its predicates. With `bit`, the selector's bit
+  // `1 << (selector - first)` is computed once (a 32-bit selector whose runs span at most 32
+  // values; a value outside the span shifts the 1 out, since PTX clamps a shift by 32 or more to
+  // 32, and a selector below `first` reads as a large unsigned amount), and the `masked`
+  // targets and the default test it against their case masks: an `and` and a `setp` against 0,
+  // which ptxas fuses into one LOP3 writing the predicate. The other targets test their runs.
+  struct PredicatePlan {
+    bool bit = false;
+    int64_t first = 0;
+    std::set<BasicBlock*> masked;
+    unsigned cost = 0;  // instructions of the predicates, the ors of shared blocks' guards included
+  };
+
+  // The cheaper of the two ways (ties keep the runs): runs only, where a target costs a setp per
+  // run, a sub per run of several values and an or per extra run, and the default its form's
+  // count; or the shared bit (the sub and the shl), where each target whose runs cost two or
+  // more is masked and the default tests the mask of every case. Counted as ptxas 13.0 emits
+  // them (switch_holes): the shl two (the 1 goes into a register first), a mask test one (one
+  // LOP3 writes the predicate of the `and` and the `setp`).
+  static PredicatePlan planPredicates(const Test& root, const std::vector<Run>& runs, BasicBlock* dflt, const PredicatedSwitch& ps,
+                                      bool caseMasks) {
+    std::map<BasicBlock*, unsigned> runCost;
+    for (const Run& r : runs) {
+      auto [it, fresh] = runCost.emplace(r.target, 0);
+      it->second += (r.lo == r.hi ? 1 : 2) + (fresh ? 0 : 1);
+    }
+    unsigned shared = 0;
+    for (auto& [b, ts] : ps.by) shared += unsigned(ts.size()) - 1;
+    PredicatePlan plan;
+    plan.first = runs.front().lo;
+    plan.cost = shared + (dflt != ps.join ? defaultForm(root, runs, runCost.size()).second : 0);
+    for (auto& [t, c] : runCost) plan.cost += c;
+    const int64_t span = runs.back().hi - plan.first + 1;
+    if (!caseMasks || root.bits != 32 || span > 32) return plan;
+    PredicatePlan masked;
+    masked.bit = true;
+    masked.first = plan.first;
+    masked.cost = shared + (plan.first != 0 ? 1 : 0) + 2 + (dflt != ps.join ? 1 : 0);
+    for (auto& [t, c] : runCost) {
+      if (c >= 2) masked.masked.insert(t);
+      masked.cost += std::min(c, 1u);
+    }
+    return masked.cost < plan.cost ? masked : plan;
+  }
+
+  // The bits of the values (minus `first`) whose target is `t`, or of every case value when `t`
+  // is null.
+  static uint32_t caseMask(const std::vector<Run>& runs, int64_t first, const BasicBlock* t) {
+    uint32_t mask = 0;
+    for (const Run& r : runs)
+      if (!t || r.target == t)
+        for (int64_t v = r.lo; v <= r.hi; ++v) mask |= 1u << unsigned(v - first);
+    return mask;
+  }
+
+  // Appends `OP.TY D, X, Y` to `b`.
+  void emitBinary(BasicBlock* b, const Test& root, Opcode o, ScalarType ty, RegId d, Operand x, Operand y) {
+    Instruction* i = f_->createInstruction(o);
+    i->addMod(typeMod(ty));
+    i->addOperand(Operand::reg(d));
+    i->addOperand(x);
+    i->addOperand(y);
+    append(b, root, i);
+  }
+
+  // Appends `and.b32 %t, BIT, MASK; setp.CMP.b32 %p, %t, 0`; returns %p.
+  RegId emitMaskTest(BasicBlock* b, const Test& root, RegId bit, uint32_t mask, CmpOp cmp) {
+    RegId t = f_->addRegister(ScalarType::U32, "%swi");
+    emitBinary(b, root, Opcode::And, ScalarType::B32, t, Operand::reg(bit), Operand::imm(int64_t(mask)));
+    return emitSetp(b, root, cmp, ScalarType::B32, t, Operand::imm(0));
   }
 
   // Appends to `b` the default's predicate, "the selector is in none of the runs", in the
@@ -783,21 +892,6 @@ class SwitchOpt : public Pass {
     if (!holes) return {DefaultForm::Range, 1 + offset};
     if (root.bits == 32 && span <= 32 && targets > 3 + offset) return {DefaultForm::Mask, 3 + offset};
     return {DefaultForm::Chain, unsigned(targets)};  // the ors over the targets' predicates, and the not
-  }
-
-  // Instructions a predicated switch spends on its predicates: a setp per run (and a sub for a
-  // run of several values), the ors of targets with several runs, the default's predicate, and
-  // the ors of the guards of blocks that several targets' chains share.
-  static unsigned predicateSetupCost(const Test& root, const std::vector<Run>& runs, BasicBlock* dflt, const PredicatedSwitch& ps) {
-    unsigned n = 0;
-    std::set<BasicBlock*> targets;
-    for (const Run& r : runs) {
-      n += r.lo == r.hi ? 1 : 2;
-      if (!targets.insert(r.target).second) ++n;
-    }
-    if (dflt != ps.join) n += defaultForm(root, runs, targets.size()).second;
-    for (auto& [b, ts] : ps.by) n += unsigned(ts.size()) - 1;
-    return n;
   }
 
   template <class Logic>
@@ -820,25 +914,15 @@ class SwitchOpt : public Pass {
       return emitSetp(b, root, CmpOp::Ge, unsignedType(root), t, Operand::imm(span));
     }
     if (form == DefaultForm::Mask) {
-      uint32_t mask = 0;
-      for (const Run& r : runs)
-        for (int64_t v = r.lo; v <= r.hi; ++v) mask |= 1u << unsigned(v - first);
+      const uint32_t mask = caseMask(runs, first, nullptr);
       RegId t = root.sel;
-      auto op = [&](Opcode o, ScalarType ty, RegId d, Operand x, Operand y) {
-        Instruction* i = f_->createInstruction(o);
-        i->addMod(typeMod(ty));
-        i->addOperand(Operand::reg(d));
-        i->addOperand(x);
-        i->addOperand(y);
-        append(b, root, i);
-      };
       if (first != 0) {
         t = f_->addRegister(ScalarType::U32, "%swi");
-        op(Opcode::Sub, ScalarType::S32, t, Operand::reg(root.sel), selectorImm(root, first));
+        emitBinary(b, root, Opcode::Sub, ScalarType::S32, t, Operand::reg(root.sel), selectorImm(root, first));
       }
       RegId bits = f_->addRegister(ScalarType::U32, "%swi");
-      op(Opcode::Shr, ScalarType::B32, bits, Operand::imm(int64_t(mask)), Operand::reg(t));
-      op(Opcode::And, ScalarType::B32, bits, Operand::reg(bits), Operand::imm(1));
+      emitBinary(b, root, Opcode::Shr, ScalarType::B32, bits, Operand::imm(int64_t(mask)), Operand::reg(t));
+      emitBinary(b, root, Opcode::And, ScalarType::B32, bits, Operand::reg(bits), Operand::imm(1));
       return emitSetp(b, root, CmpOp::Eq, ScalarType::U32, bits, Operand::imm(0));
     }
     RegId any = kNoReg;
@@ -1195,7 +1279,7 @@ class SwitchOpt : public Pass {
     pc.table = double(tableOverhead(rc->divergent > 0)) * runsE + dispatched;
     pc.bst = 2.0 * double(bstDepth(runs.size())) * runsE + dispatched;  // a uniform selector: one path, at most this long
     if (vt) pc.valueTable = runsE * (5.0 + double(vt->columns.size()) + (vt->branchDefault ? 2.0 : 0.0));
-    if (ps) pc.predicate = runsE * double(predicateSetupCost(root, runs, dflt, *ps) + ps->size);
+    if (ps) pc.predicate = runsE * double(planPredicates(root, runs, dflt, *ps, caseMasks_).cost + ps->size);
     return pc;
   }
 
@@ -1210,7 +1294,7 @@ class SwitchOpt : public Pass {
   bool valueTable_ = true;
   std::string lowering_ = "auto";
   int64_t bstGain_ = 2, predicateLimit_ = 32;
-  bool speculate_ = true;
+  bool speculate_ = true, caseMasks_ = true;
   int64_t tailLimit_ = 0;
   double minDensity_ = 0.4;
 };
@@ -1242,7 +1326,9 @@ PassInfo switchOptPassInfo() {
               {"tail-limit", KnobType::Int, "0",
                "a jump table on a uniform selector: copy a function end of at most this many instructions into each case that jumps to it (0: never)"},
               {"speculate", KnobType::Bool, "true",
-               "predicated switches leave a case's private temporaries unguarded (only values that leave the case, memory and effects take its guard)"},
+               "predicated switches leave a case's private temporaries, and the first write of a register dead after the switch, unguarded (only values that leave the case, memory and effects take its guard)"},
+              {"case-masks", KnobType::Bool, "true",
+               "predicated switches over at most 32 values may test a target's values as bits of a case mask (one LOP3 per target)"},
           },
           [] { return std::make_unique<SwitchOpt>(); }};
 }
