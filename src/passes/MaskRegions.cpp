@@ -454,6 +454,19 @@ class MaskRegions : public Pass {
       return ok;
     };
 
+    // The first write in the line of a register that is dead into E may also run for every
+    // lane: a lane that does not pass its block writes the register later in the line or never
+    // reads it (a read before its own write would make the register live into E). Guarded,
+    // ptxas keeps the other lanes' old value with a select. The region is acyclic, so the line
+    // runs each instruction at most once.
+    std::set<RegId> lineDefs;  // registers some earlier instruction of the line writes
+    auto firstWrite = [&](const Instruction* i) {
+      if (!speculate_ || i->hasGuard() || !i->isSpeculatable()) return false;
+      bool ok = true;
+      i->forEachDefReg([&](RegId r) { ok = ok && !lineDefs.count(r) && !lv.liveIn[E->id()].test(r); });
+      return ok;
+    };
+
     // The steps.
     auto newValue = [&](ScalarType t = ScalarType::Pred) {
       p.values.push_back(Value{kNoReg, t, kNoReg});
@@ -514,7 +527,7 @@ class MaskRegions : public Pass {
       for (Instruction* i : B->insts()) {
         if (i == t && t->is(Opcode::Bra)) continue;
         Step s = Step::orig(i, MRef{});
-        if (!mask[b].all() && privateTemp(i, b)) {
+        if (!mask[b].all() && (privateTemp(i, b) || firstWrite(i))) {
           ++p.speculated;
         } else if (!mask[b].all()) {
           if (i->hasGuard()) {
@@ -535,6 +548,7 @@ class MaskRegions : public Pass {
           }
         }
         i->forEachDefReg([&](RegId d) {
+          lineDefs.insert(d);
           cached.erase(std::remove_if(cached.begin(), cached.end(), [&](auto& c) { return c.first.first == d; }),
                        cached.end());
         });
@@ -949,7 +963,7 @@ PassInfo maskRegionsPassInfo() {
               {"max-live-masks", KnobType::Int, "5", "most mask predicates the straight-line code keeps live at once"},
               {"max-extra", KnobType::Int, "24", "most instructions a region may add (mask arithmetic, votes, skip branches)"},
               {"boscc-min", KnobType::Int, "40", "smallest side (instructions) that gets a vote and a uniform skip; 0: none but uniform branches' sides"},
-              {"speculate", KnobType::Bool, "true", "leave private temporaries of a block unguarded (only values that leave the block, memory and effects take the mask)"},
+              {"speculate", KnobType::Bool, "true", "leave private temporaries of a block, and the first write of a register dead into the region, unguarded (only values that leave the block, memory and effects take the mask)"},
               {"extra-latency-check", KnobType::Bool, "true", "without a profile, keep a region when both ways of its branch hold long-latency arithmetic (div, rem, sqrt, transcendentals)"},
               {"threshold-check", KnobType::Bool, "true", "without a profile, keep a region whose branch compares the thread index with a warp-uniform bound (at most one warp of a CTA splits on it)"},
               {"loops", KnobType::Bool, "false", "loops whose exit diverges become uniform loops under a mask (vote.sync.any on the back edge)"},

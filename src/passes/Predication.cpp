@@ -342,6 +342,18 @@ class Predication : public Pass {
       guard = copy;
       ctx_->count("guard-copies");
     }
+    // The first write in the line of a register dead where H branches may also run for every
+    // lane: a lane of the other side writes it later or never reads it (a read before its own
+    // write would make the register live there). Guarded, ptxas keeps the other lanes' old
+    // value with a select.
+    const Liveness& lv = am_->get<LivenessAnalysis>();
+    std::unordered_set<RegId> lineDefs;
+    auto firstWrite = [&](const Instruction* i) {
+      if (!speculate_ || !i->isSpeculatable()) return false;
+      bool ok = true;
+      i->forEachDefReg([&](RegId d) { ok = ok && !lineDefs.count(d) && !lv.liveOut[h->id()].test(d); });
+      return ok;
+    };
     auto emitSide = [&](const std::vector<BasicBlock*>& blocks, bool neg) {
       // Guards composed so far: (existing guard, negated) -> conjunction register.
       std::vector<std::pair<std::pair<RegId, bool>, RegId>> cached;
@@ -361,12 +373,13 @@ class Predication : public Pass {
               ctx_->count("guard-conjunctions");
             }
             i->setGuard(t, false);
-          } else if (unguarded.count(i)) {
+          } else if (unguarded.count(i) || firstWrite(i)) {
             ctx_->count("speculated-instructions");
           } else {
             i->setGuard(guard, neg);
           }
           i->forEachDefReg([&](RegId d) {
+            lineDefs.insert(d);
             cached.erase(std::remove_if(cached.begin(), cached.end(), [&](auto& c) { return c.first.first == d; }),
                          cached.end());
           });
@@ -417,7 +430,7 @@ PassInfo predicationPassInfo() {
                "without a profile, keep a branch that compares the thread index with a warp-uniform bound (at most one warp of a CTA "
                "splits on it) or tests only bits 5 and up of it (none does)"},
               {"speculate", KnobType::Bool, "true",
-               "leave a side's private temporaries unguarded (only values that leave the side, memory and effects take the guard)"},
+               "leave a side's private temporaries, and the first write of a register dead at the branch, unguarded (only values that leave the side, memory and effects take the guard)"},
               {"max-extra-passes", KnobType::Int, "1", "walks after the first while something changed (1: the last one retries near misses only)"},
           },
           [] { return std::make_unique<Predication>(); }};
