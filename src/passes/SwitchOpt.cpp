@@ -67,6 +67,7 @@ class SwitchOpt : public Pass {
     maxTableBytes_ = k.getInt("max-table-bytes");
     bool changed = false;
     tried_.clear();
+    std::vector<Sunk> sunk = sinkCaseConstants(f, am);
     for (bool again = true; again;) {
       again = false;
       const CfgInfo& cfg = am.get<CfgAnalysis>();
@@ -90,10 +91,148 @@ class SwitchOpt : public Pass {
         }
       }
     }
+    if (!sunk.empty()) {
+      size_t restored = unsinkUnused(f, sunk);
+      buildCfg(f);
+      am.invalidate(PreservedAnalyses::none());
+      changed = changed || restored < sunk.size();
+    }
     return changed ? PassResult::changed(PreservedAnalyses::none()) : PassResult::unchanged();
   }
 
  private:
+  // ---- case constants in test blocks ------------------------------------------------------
+
+  // LLVM often assigns a case's values in the test block that branches to the join
+  // (`mov.u32 %r42, -3; mov.u32 %r41, 17000; setp.eq.s32 %p, %sel, 0; @%p bra JOIN;`), where
+  // every path on the other edge assigns them again. Such a block is no tree node. Before the
+  // trees are read, the movs move to a new block C on the edge where they are live (`@%p bra C;
+  // ... C: movs; bra JOIN`), when they are dead on the other edge and the block tests a register
+  // that a neighbouring test (its predecessor's, or its other successor's) also tests; C is then
+  // a case that only assigns constants. Where no lowering takes the tree, unsinkUnused puts the
+  // movs back.
+  struct Sunk {
+    BasicBlock *b, *c;
+    Instruction* bra;
+    uint32_t target;  // the bra's label before
+    std::vector<Instruction*> movs;
+  };
+
+  std::vector<Sunk> sinkCaseConstants(Function& f, FunctionAnalysisManager& am) {
+    std::vector<Sunk> out;
+    const CfgInfo& cfg = am.get<CfgAnalysis>();
+    const Liveness& lv = am.get<LivenessAnalysis>();
+    BranchTargetTables tables = collectBranchTargetTables(f);
+    std::unordered_set<std::string_view> pinned = pinnedLabelNames(f, tables);
+    SwitchTreeReader reader(f, tables, pinned);
+    auto testsReg = [&](BasicBlock* b, RegId s, bool root) {
+      std::optional<Test> t = b ? reader.testAt(b, root) : std::nullopt;
+      return t && !t->isBrx() && !t->bitTest && (t->sel == s || t->tmp == s);
+    };
+    for (const BasicBlock* cb : cfg.rpo) {
+      BasicBlock* b = const_cast<BasicBlock*>(cb);
+      Instruction* br = conditionalBranch(*b);
+      if (!br) continue;
+      std::vector<Instruction*> real;
+      for (Instruction* i : b->insts())
+        if (!i->info().isPseudo()) real.push_back(i);
+      if (real.size() < 3 || real.back() != br) continue;
+      Instruction* setp = real[real.size() - 2];
+      if (!setp->is(Opcode::Setp) || setp->hasGuard() || setp->numOperands() != 3 || !setp->operand(1).isReg() ||
+          !setp->operand(2).isImm() || !setp->operand(0).isReg() || RegId(setp->operand(0).id) != br->guard())
+        continue;
+      const RegId sel = RegId(setp->operand(1).id);
+      std::vector<Instruction*> movs(real.begin(), real.end() - 2);
+      std::set<RegId> dests;
+      bool ok = true;
+      for (Instruction* m : movs) {
+        ok = ok && m->is(Opcode::Mov) && !m->hasGuard() && m->numOperands() == 2 && m->operand(0).isReg() &&
+             m->operand(0).component() == Component::None && (m->operand(1).isImm() || m->operand(1).kind == OperandKind::FImm);
+        if (!ok) break;
+        RegId d = RegId(m->operand(0).id);
+        ok = d != sel && d != br->guard() && dests.insert(d).second;
+      }
+      BasicBlock* taken = b->successor(EdgeKind::Taken);
+      BasicBlock* fall = b->successor(EdgeKind::FallThrough);
+      if (!ok || !taken || !fall || taken == fall || !taken->hasLabel() || pinned.count(f.labelName(taken->label()))) continue;
+      bool liveTaken = false, liveFall = false;
+      for (RegId d : dests) {
+        liveTaken |= lv.liveIn[taken->id()].test(d);
+        liveFall |= lv.liveIn[fall->id()].test(d);
+      }
+      if (!liveTaken || liveFall) continue;
+      bool neighbour = testsReg(reader.skipJumps(fall), sel, false);
+      for (BasicBlock* p : b->preds()) neighbour = neighbour || (p != b && testsReg(p, sel, true));
+      if (!neighbour) continue;
+      // After the last block that ends unconditionally (nothing falls into C).
+      auto& blocks = f.blocks();
+      size_t at = blocks.size();
+      while (at > 0) {
+        Instruction* t = blocks[at - 1]->terminator();
+        if (t && !t->hasGuard() && (t->is(Opcode::Bra) || t->is(Opcode::Ret) || t->is(Opcode::Exit))) break;
+        --at;
+      }
+      if (at == 0) continue;
+      BasicBlock* c = f.createBlock();
+      f.addLabel(c, "$Lswc");
+      auto& bi = b->insts();
+      for (Instruction* m : movs) {
+        bi.erase(std::find(bi.begin(), bi.end(), m));
+        c->append(m);
+      }
+      Instruction* j = f.createInstruction(Opcode::Bra);
+      j->addOperand(Operand::label(taken->label()));
+      j->setLoc(br->loc());
+      j->setDebugLoc(br->debugLoc());
+      c->append(j);
+      const uint32_t before = braTarget(*br)->id;
+      *braTarget(*br) = Operand::label(c->label());
+      blocks.insert(blocks.begin() + long(at), c);
+      out.push_back({b, c, br, before, movs});
+    }
+    if (!out.empty()) {
+      buildCfg(f);
+      am.invalidate(PreservedAnalyses::none());
+      ctx_->count("sunk-case-constants", int64_t(out.size()));
+    }
+    return out;
+  }
+
+  // Puts back the movs of each sunk block whose test block is still reachable and still the
+  // only way into C (no lowering took its tree); returns how many it put back.
+  size_t unsinkUnused(Function& f, const std::vector<Sunk>& sunk) {
+    size_t restored = 0;
+    buildCfg(f);
+    std::unordered_set<const BasicBlock*> reachable;
+    std::vector<BasicBlock*> work{f.entry()};
+    while (!work.empty()) {
+      BasicBlock* b = work.back();
+      work.pop_back();
+      if (!b || !reachable.insert(b).second) continue;
+      for (const Edge& e : b->succs()) work.push_back(e.to);
+    }
+    auto& blocks = f.blocks();
+    for (const Sunk& k : sunk) {
+      if (!reachable.count(k.b) || k.bra->parent() != k.b || braTarget(*k.bra)->id != k.c->label() || k.c->preds().size() != 1)
+        continue;
+      auto& bi = k.b->insts();
+      auto at = std::find(bi.begin(), bi.end(), k.bra);
+      if (at == bi.begin()) continue;
+      --at;  // the setp
+      for (Instruction* m : k.movs) {
+        auto& ci = k.c->insts();
+        ci.erase(std::find(ci.begin(), ci.end(), m));
+        m->setParent(k.b);
+        at = bi.insert(at, m) + 1;
+      }
+      *braTarget(*k.bra) = Operand::label(k.target);
+      blocks.erase(std::find(blocks.begin(), blocks.end(), k.c));
+      ctx_->count("sunk-case-constants-restored");
+      ++restored;
+    }
+    return restored;
+  }
+
   bool lower(size_t rootIndex, const Test& root, const Liveness& lv) {
     BasicBlock* rootBlock = f_->blocks()[rootIndex];
     const CfgInfo& cfg = am_->get<CfgAnalysis>();

@@ -106,7 +106,7 @@ std::vector<SassFunction> kernelFunctions(const std::vector<SassFunction>& all, 
 }
 
 double estimateDynamicSass(const std::vector<SassFunction>& functions, const std::map<uint32_t, emu::LineMetrics>& perLine,
-                           double* lineCoverage) {
+                           double* lineCoverage, uint64_t warps) {
   double total = 0;
   uint64_t counted = 0, withLine = 0;
   auto countOf = [&](uint32_t line) -> std::optional<uint64_t> {
@@ -114,22 +114,48 @@ double estimateDynamicSass(const std::vector<SassFunction>& functions, const std
     if (it == perLine.end()) return line ? std::optional<uint64_t>(0) : std::nullopt;
     return it->second.warpInstructions;
   };
+  auto is = [](const SassInstruction& i, std::initializer_list<const char*> bases) {
+    for (const char* b : bases)
+      if (i.base == b) return true;
+    return false;
+  };
   for (const SassFunction& f : functions) {
-    for (const SassBlock& b : sassBlocks(f)) {
+    const std::vector<SassBlock> blocks = sassBlocks(f);
+    std::vector<uint64_t> bound(blocks.size(), 0), size(blocks.size(), 0);
+    // The SASS control flow: a BRA's target and the fall-through (after anything but an
+    // unguarded BRA, EXIT, RET, JMP, BRX, JMX or KILL). Indirect branches (BRX, JMX, JMP) reach
+    // labels the text does not tie to them.
+    std::unordered_map<std::string, size_t> blockAt;
+    for (size_t j = 0; j < blocks.size(); ++j)
+      if (!f.instructions[blocks[j].first].label.empty()) blockAt[f.instructions[blocks[j].first].label] = j;
+    std::vector<std::vector<size_t>> preds(blocks.size());
+    bool indirect = false;
+    for (size_t j = 0; j < blocks.size(); ++j) {
+      const SassInstruction& t = f.instructions[blocks[j].last];
+      indirect |= is(t, {"BRX", "JMX", "JMP"});
+      if (t.base == "BRA" && !t.target.empty()) {
+        auto it = blockAt.find(t.target);
+        if (it != blockAt.end()) preds[it->second].push_back(j);
+        else indirect = true;  // a target we cannot place: trust no label's predecessors
+      }
+      bool falls = t.guarded() || !is(t, {"BRA", "EXIT", "RET", "JMP", "BRX", "JMX", "KILL"});
+      if (falls && j + 1 < blocks.size()) preds[j + 1].push_back(j);
+    }
+    for (size_t j = 0; j < blocks.size(); ++j) {
+      const SassBlock& b = blocks[j];
       // Votes: how many of the block's instructions say the block ran c times. Unguarded
       // instructions vote first; a block of guarded instructions only lets them vote.
       std::unordered_map<uint64_t, uint64_t> votes, guardedVotes;
-      uint64_t size = 0;
       for (size_t k = b.first; k <= b.last; ++k) {
         if (isPadding(f, k)) continue;
-        ++size;
+        ++size[j];
         const SassInstruction& i = f.instructions[k];
         std::optional<uint64_t> c = countOf(i.ptxLine);
         if (!c) continue;
         ++withLine;
         ++(i.guarded() ? guardedVotes : votes)[*c];
       }
-      counted += size;
+      counted += size[j];
       if (votes.empty()) votes = guardedVotes;
       uint64_t best = 0, bestVotes = 0;
       for (const auto& [c, n] : votes)
@@ -137,7 +163,22 @@ double estimateDynamicSass(const std::vector<SassFunction>& functions, const std
           best = c;
           bestVotes = n;
         }
-      total += static_cast<double>(best) * static_cast<double>(size);
+      // A bound from the control flow: a block entered only from blocks above it (no loop comes
+      // back to it) issues at most as often as they may issue together; a kernel's first block
+      // once per warp launched; a callee's first block, a loop's header and a block an indirect
+      // branch may reach have their vote as bound. The
+      // count is the vote within the bound: this corrects a loop ptxas unrolled completely,
+      // whose copies all vote for the loop's count (docs/QUALITY.md). Only bounds flow on (a
+      // block's vote can be too low, as a BSYNC's after the side it closes).
+      bool forward = j > 0 && !preds[j].empty() && !(indirect && !f.instructions[b.first].label.empty());
+      uint64_t inflow = 0;
+      for (size_t p : preds[j]) {
+        forward = forward && p < j;
+        if (forward) inflow = bound[p] > UINT64_MAX - inflow ? UINT64_MAX : inflow + bound[p];  // joins add up
+      }
+      bound[j] = forward ? inflow : (j == 0 && f.isEntry && warps) ? warps : best;
+      const uint64_t count = std::min(best, bound[j]);
+      total += static_cast<double>(count) * static_cast<double>(size[j]);
     }
   }
   if (lineCoverage) *lineCoverage = counted ? static_cast<double>(withLine) / static_cast<double>(counted) : 0;
@@ -279,7 +320,7 @@ Measurement measure(const std::string& file, const std::string& ptxText, const e
   std::string base = m.optimizedPath.substr(0, m.optimizedPath.size() - 4);
   m.main = assembleAndCount(m.optimizedPath, m.kernel, tools.arch, tools, base + "." + tools.arch + ".cubin", &functions,
                             &m.ptxasSeconds);
-  if (m.main.ok()) m.dynSassEstimate = estimateDynamicSass(functions, run.metrics.perLine, &m.lineCoverage);
+  if (m.main.ok()) m.dynSassEstimate = estimateDynamicSass(functions, run.metrics.perLine, &m.lineCoverage, m.warps);
   if (!tools.secondArch.empty()) {
     std::string lowered = retarget(optimized, tools.secondArch);
     std::string path = base + "." + tools.secondArch + ".ptx";

@@ -134,6 +134,54 @@ TEST(Quality, EstimateTakesTheMajorityCountOfABlock) {
   EXPECT_DOUBLE_EQ(estimateDynamicSass({f}, perLine), 6.0 * 8.0);
 }
 
+namespace {
+// A SASS instruction for the estimate tests: opcode, PTX line, guard, branch target, label.
+SassInstruction sass(const char* op, uint32_t line, const char* pred = "", const char* target = "", const char* label = "") {
+  SassInstruction i;
+  i.opcode = op;
+  i.base = std::string(op).substr(0, std::string(op).find('.'));
+  i.ptxLine = line;
+  i.predicate = pred;
+  i.target = target;
+  i.label = label;
+  return i;
+}
+}  // namespace
+
+TEST(Quality, EstimateBoundsAFullyUnrolledLoopByItsEntry) {
+  // ptxas unrolled a 16-trip loop completely: one straight block after `@P0 EXIT` holds the
+  // body's copies, whose line ran 64 times (16 trips x 4 warps); the block issues 4 times, as
+  // often as the block before it. Without the bound: 3 x 4 + 10 x 64 = 652.
+  SassFunction f;
+  f.name = "k";
+  f.isEntry = true;
+  f.instructions = {sass("IADD3", 10), sass("ISETP.GE.AND", 10), sass("EXIT", 11, "@P0")};
+  for (int k = 0; k < 8; ++k) f.instructions.push_back(sass("IMAD", 50));
+  f.instructions.push_back(sass("STG.E", 60));
+  f.instructions.push_back(sass("EXIT", 61));
+  std::map<uint32_t, emu::LineMetrics> perLine;
+  for (uint32_t l : {10u, 11u, 60u, 61u}) perLine[l].warpInstructions = 4;
+  perLine[50].warpInstructions = 64;
+  EXPECT_DOUBLE_EQ(estimateDynamicSass({f}, perLine), 3.0 * 4 + 10.0 * 4);
+}
+
+TEST(Quality, EstimateBoundsOnlyByBoundsNotByVotes) {
+  // A diamond whose BSYNC block votes for the else side's count (2 of 4 warps): the block after
+  // it still issues 4 times (the bound is the sides' bounds added up, 8, not the BSYNC's vote).
+  SassFunction f;
+  f.name = "k";
+  f.isEntry = true;
+  f.instructions = {sass("ISETP.NE.AND", 10), sass("BRA", 11, "@P0", ".L1"),   // 4
+                    sass("IADD3", 20), sass("BRA", 21, "", ".L2"),              // then: 2
+                    sass("IADD3", 30, "", "", ".L1"),                           // else: 2
+                    sass("BSYNC", 30, "", "", ".L2"),                           // votes 2
+                    sass("STG.E", 40), sass("EXIT", 41)};                       // 4
+  std::map<uint32_t, emu::LineMetrics> perLine;
+  for (uint32_t l : {10u, 11u, 40u, 41u}) perLine[l].warpInstructions = 4;
+  for (uint32_t l : {20u, 21u, 30u}) perLine[l].warpInstructions = 2;
+  EXPECT_DOUBLE_EQ(estimateDynamicSass({f}, perLine), 2.0 * 4 + 2.0 * 2 + 1.0 * 2 + 1.0 * 2 + 2.0 * 4);
+}
+
 TEST(Quality, ReadsPtxasVerbose) {
   const char* text =
       "ptxas info    : 0 bytes gmem\n"

@@ -57,9 +57,11 @@ struct Measurement {
 // The estimated dynamic SASS instructions of one launch: every straight-line SASS block of the
 // functions in `functions` weighs as often as it issued, read from the per-line warp counts of
 // the PTX lines its instructions map to. A block's count is the line count most of its
-// instructions agree on (ties: the larger); docs/QUALITY.md says why and where it errs.
+// instructions agree on (ties: the larger), within a bound from the SASS control flow (a kernel's
+// first block issues once per warp of the launch, `warps`, when given); docs/QUALITY.md says
+// why and where it errs.
 double estimateDynamicSass(const std::vector<SassFunction>& functions, const std::map<uint32_t, emu::LineMetrics>& perLine,
-                           double* lineCoverage = nullptr);
+                           double* lineCoverage = nullptr, uint64_t warps = 0);
 
 // The SASS functions that make up `kernel`: its entry and every non-entry function (the
 // callees; nvdisasm does not say which entry calls which).
