@@ -70,6 +70,9 @@ void Gen::genSwitch(const Ctx& c, unsigned budget) {
   // LLVM's bit tests (a cascade form): one shl of 1 by the selector (minus the first case),
   // then per target an and of its values' mask and a setp against 0.
   bool bitTests = heavy && form == 0 && !narrow && span <= 32 && rng.chance(30);
+  // LLVM's constant cases (a plain cascade): the second test's case assigns its constants in
+  // the test block and branches to the join; every body then assigns all of them.
+  bool llvmConstants = constants && form == 0 && !bitTests && !ranges && ncases >= 2 && rng.chance(40);
 
   // The selector: in [0, selRange) by construction, or raw and bounds-checked (brx only).
   Uni want = condLevel(c);
@@ -222,14 +225,23 @@ void Gen::genSwitch(const Ctx& c, unsigned budget) {
       } else {
         std::vector<Case> order = cases;
         if (rng.chance(30)) rng.shuffle(order);
-        for (const Case& k : order) {
+        for (size_t j = 0; j < order.size(); ++j) {
+          const Case& k = order[j];
+          std::string target = k.label;
+          if (llvmConstants && j == 1) {
+            // LLVM's form: the case's constants assigned in its test block, which branches
+            // straight to the join.
+            for (const Value& r : consts) emit(fmt::format("mov.{} \t{}, {}", movType(r.kind), r.text, constantOf(r.kind)));
+            target = end;
+            shape("switch.llvm-constants");
+          }
           Value p = newReg(Kind::Pred, sel.uni);
           if (rng.chance(80)) {
             emit(fmt::format("setp.eq.{} \t{}, {}, {}", sTy, p.text, s.text, k.value + base));
-            branch(p, false, k.label);
+            branch(p, false, target);
           } else {
             emit(fmt::format("setp.ne.{} \t{}, {}, {}", sTy, p.text, s.text, k.value + base));
-            branch(p, true, k.label);
+            branch(p, true, target);
           }
         }
       }
@@ -313,7 +325,7 @@ void Gen::genSwitch(const Ctx& c, unsigned budget) {
   unsigned caseBudget = std::max<unsigned>(1, budget / static_cast<unsigned>(bodies.size() + 1));
   auto assignConstants = [&] {
     for (const Value& r : consts)
-      if (rng.chance(85)) emit(fmt::format("mov.{} \t{}, {}", movType(r.kind), r.text, constantOf(r.kind)));
+      if (llvmConstants || rng.chance(85)) emit(fmt::format("mov.{} \t{}, {}", movType(r.kind), r.text, constantOf(r.kind)));
   };
   for (size_t k = 0; k < bodies.size(); ++k) {
     label(bodies[k]);
@@ -333,7 +345,7 @@ void Gen::genSwitch(const Ctx& c, unsigned budget) {
   }
   if (hasDefault) {
     label(def);
-    if (constants && rng.chance(75)) {
+    if (constants && (llvmConstants || rng.chance(75))) {
       assignConstants();
     } else {
       pushScope();
