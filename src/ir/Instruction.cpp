@@ -1,5 +1,9 @@
 #include "ptxopt/ir/Instruction.h"
+
+#include <algorithm>
 #include <vector>
+
+#include "ptxopt/ir/Function.h"
 
 namespace ptxopt {
 
@@ -110,6 +114,23 @@ unsigned Instruction::numDefOperands() const {
   // The shapes that apply by modifiers agree on their results (bar.red writes, bar does not).
   auto shapes = applicableShapes(*this);
   return shapes.empty() ? 0 : shapes.front()->numDefs;
+}
+
+std::vector<RegId> Instruction::returnRegisters() const {
+  std::vector<RegId> out;
+  const Function* f = parent_ ? parent_->parent() : nullptr;
+  if (!f) return out;
+  std::vector<uint32_t> names;
+  for (const Variable& v : f->returnParams)
+    if (v.space == StateSpace::Reg) names.push_back(v.name);
+  if (names.empty()) return out;
+  // Parameter registers are the ones without a `.reg` declaration in the body.
+  for (size_t r = 0; r < f->regs().size(); ++r) {
+    const RegInfo& ri = f->regs()[r];
+    if (ri.decl == UINT32_MAX && std::find(names.begin(), names.end(), ri.name) != names.end())
+      out.push_back(static_cast<RegId>(r));
+  }
+  return out;
 }
 
 }  // namespace ptxopt

@@ -458,7 +458,8 @@ class MaskRegions : public Pass {
     // lane: a lane that does not pass its block writes the register later in the line or never
     // reads it (a read before its own write would make the register live into E). Guarded,
     // ptxas keeps the other lanes' old value with a select. The region is acyclic, so the line
-    // runs each instruction at most once.
+    // runs each instruction at most once (regions refuse loops; MaskLoops runs after the walks
+    // and guards a loop body, these instructions included, with the loop's mask).
     std::set<RegId> lineDefs;  // registers some earlier instruction of the line writes
     auto firstWrite = [&](const Instruction* i) {
       if (!speculate_ || i->hasGuard() || !i->isSpeculatable()) return false;

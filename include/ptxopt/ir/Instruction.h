@@ -121,7 +121,8 @@ class Instruction {
     return f == SignatureForm::FreeFirstMaybeDef || f == SignatureForm::FreeFirstReadWrite;
   }
   // Registers written and read. A guard counts as a read. For opaque instructions the
-  // possibly-written first operand is reported both as written and read.
+  // possibly-written first operand is reported both as written and read. A `ret` reads the
+  // function's `.reg` return parameters (the caller receives them).
   template <typename F>
   void forEachDefReg(F&& f) const {
     if (numDefOperands() == 0) return;
@@ -132,6 +133,8 @@ class Instruction {
   template <typename F>
   void forEachUseReg(F&& f) const {
     if (hasGuard()) f(guard_);
+    if (op_ == Opcode::Ret)
+      for (RegId r : returnRegisters()) f(r);
     bool readsFirst = numDefOperands() == 0 || firstOperandAlsoRead();
     for (uint32_t i = readsFirst ? 0 : 1; i < numOps_; ++i)
       visitLeaves(ops_[i], [&](const Operand& o) {
@@ -168,6 +171,8 @@ class Instruction {
   uint32_t payload() const { return payload_; }
   void setPayload(uint32_t p) { payload_ = p; }
 
+  // The `.reg` return parameters of the function this instruction is in (none outside one).
+  std::vector<RegId> returnRegisters() const;
   BasicBlock* parent() const { return parent_; }
   void setParent(BasicBlock* b) { parent_ = b; }
 
