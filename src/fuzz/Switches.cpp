@@ -70,9 +70,9 @@ void Gen::genSwitch(const Ctx& c, unsigned budget) {
   // LLVM's bit tests (a cascade form): one shl of 1 by the selector (minus the first case),
   // then per target an and of its values' mask and a setp against 0.
   bool bitTests = heavy && form == 0 && !narrow && span <= 32 && rng.chance(30);
-  // LLVM's constant cases (a plain cascade): the second test's case assigns its constants in
-  // the test block and branches to the join; every body then assigns all of them.
-  bool llvmConstants = constants && form == 0 && !bitTests && !ranges && ncases >= 2 && rng.chance(40);
+  // LLVM's constant cases (a plain or bit-test cascade): the second test's case assigns its
+  // constants in the test block and branches to the join; every body then assigns all of them.
+  bool llvmConstants = constants && form == 0 && (bitTests || !ranges) && ncases >= 2 && rng.chance(40);
 
   // The selector: in [0, selRange) by construction, or raw and bounds-checked (brx only).
   Uni want = condLevel(c);
@@ -208,7 +208,14 @@ void Gen::genSwitch(const Ctx& c, unsigned budget) {
           masks.back().second |= 1u << unsigned(k.value - lo);
         }
         if (rng.chance(30)) rng.shuffle(masks);
-        for (const auto& [target, mask] : masks) {
+        for (size_t j = 0; j < masks.size(); ++j) {
+          const uint32_t mask = masks[j].second;
+          std::string target = masks[j].first;
+          if (llvmConstants && j == 1) {  // as in a plain cascade below
+            for (const Value& r : consts) emit(fmt::format("mov.{} \t{}, {}", movType(r.kind), r.text, constantOf(r.kind)));
+            target = end;
+            shape("switch.llvm-constants");
+          }
           Value t = newReg(Kind::B32, sel.uni);
           emit(fmt::format("and.b32 \t{}, {}, {}", t.text, bits.text, mask));
           Value p = newReg(Kind::Pred, sel.uni);

@@ -116,6 +116,7 @@ class SwitchOpt : public Pass {
     Instruction* bra;
     uint32_t target;  // the bra's label before
     std::vector<Instruction*> movs;
+    std::vector<Instruction*> original;  // the test block's instructions before
   };
 
   std::vector<Sunk> sinkCaseConstants(Function& f, FunctionAnalysisManager& am) {
@@ -127,31 +128,47 @@ class SwitchOpt : public Pass {
     SwitchTreeReader reader(f, tables, pinned);
     auto testsReg = [&](BasicBlock* b, RegId s, bool root) {
       std::optional<Test> t = b ? reader.testAt(b, root) : std::nullopt;
-      return t && !t->isBrx() && !t->bitTest && (t->sel == s || t->tmp == s);
+      return t && !t->isBrx() && (t->sel == s || t->tmp == s);
     };
     for (const BasicBlock* cb : cfg.rpo) {
       BasicBlock* b = const_cast<BasicBlock*>(cb);
       Instruction* br = conditionalBranch(*b);
       if (!br) continue;
+      // The leading movs of immediates that nothing else in the block reads or writes.
+      auto isConstMov = [](const Instruction* m) {
+        return m->is(Opcode::Mov) && !m->hasGuard() && m->numOperands() == 2 && m->operand(0).isReg() &&
+               m->operand(0).component() == Component::None && (m->operand(1).isImm() || m->operand(1).kind == OperandKind::FImm);
+      };
       std::vector<Instruction*> real;
       for (Instruction* i : b->insts())
         if (!i->info().isPseudo()) real.push_back(i);
-      if (real.size() < 3 || real.back() != br) continue;
-      Instruction* setp = real[real.size() - 2];
-      if (!setp->is(Opcode::Setp) || setp->hasGuard() || setp->numOperands() != 3 || !setp->operand(1).isReg() ||
-          !setp->operand(2).isImm() || !setp->operand(0).isReg() || RegId(setp->operand(0).id) != br->guard())
-        continue;
-      const RegId sel = RegId(setp->operand(1).id);
-      std::vector<Instruction*> movs(real.begin(), real.end() - 2);
+      size_t lead = 0;
+      while (lead < real.size() && isConstMov(real[lead])) ++lead;
+      std::vector<Instruction*> movs;
       std::set<RegId> dests;
       bool ok = true;
-      for (Instruction* m : movs) {
-        ok = ok && m->is(Opcode::Mov) && !m->hasGuard() && m->numOperands() == 2 && m->operand(0).isReg() &&
-             m->operand(0).component() == Component::None && (m->operand(1).isImm() || m->operand(1).kind == OperandKind::FImm);
-        if (!ok) break;
-        RegId d = RegId(m->operand(0).id);
-        ok = d != sel && d != br->guard() && dests.insert(d).second;
+      for (size_t k = 0; k < lead; ++k) {
+        RegId d = RegId(real[k]->operand(0).id);
+        bool used = false;
+        for (size_t j = k + 1; j < real.size(); ++j) {
+          real[j]->forEachUseReg([&](RegId r) { used |= r == d; });
+          real[j]->forEachDefReg([&](RegId r) { used |= r == d && j >= lead; });
+        }
+        if (used) continue;  // the 1 of a bit test's shl, say: it stays
+        ok = ok && dests.insert(d).second;
+        movs.push_back(real[k]);
       }
+      if (!ok || movs.empty()) continue;
+      // Without them the block must be a tree node (compare or bit test) on some selector.
+      auto& bi = b->insts();
+      std::vector<Instruction*> saved = bi;
+      bi.erase(std::remove_if(bi.begin(), bi.end(), [&](Instruction* i) { return std::find(movs.begin(), movs.end(), i) != movs.end(); }),
+               bi.end());
+      std::optional<Test> node = reader.testAt(b, /*root=*/false);
+      bi = saved;
+      if (!node || node->isBrx()) continue;
+      const RegId sel = node->sel;
+      if (dests.count(sel) || dests.count(br->guard())) continue;
       BasicBlock* taken = b->successor(EdgeKind::Taken);
       BasicBlock* fall = b->successor(EdgeKind::FallThrough);
       if (!ok || !taken || !fall || taken == fall || !taken->hasLabel() || pinned.count(f.labelName(taken->label()))) continue;
@@ -175,7 +192,6 @@ class SwitchOpt : public Pass {
       if (at == 0) continue;
       BasicBlock* c = f.createBlock();
       f.addLabel(c, "$Lswc");
-      auto& bi = b->insts();
       for (Instruction* m : movs) {
         bi.erase(std::find(bi.begin(), bi.end(), m));
         c->append(m);
@@ -188,7 +204,7 @@ class SwitchOpt : public Pass {
       const uint32_t before = braTarget(*br)->id;
       *braTarget(*br) = Operand::label(c->label());
       blocks.insert(blocks.begin() + long(at), c);
-      out.push_back({b, c, br, before, movs});
+      out.push_back({b, c, br, before, movs, saved});
     }
     if (!out.empty()) {
       buildCfg(f);
@@ -215,16 +231,14 @@ class SwitchOpt : public Pass {
     for (const Sunk& k : sunk) {
       if (!reachable.count(k.b) || k.bra->parent() != k.b || braTarget(*k.bra)->id != k.c->label() || k.c->preds().size() != 1)
         continue;
-      auto& bi = k.b->insts();
-      auto at = std::find(bi.begin(), bi.end(), k.bra);
-      if (at == bi.begin()) continue;
-      --at;  // the setp
-      for (Instruction* m : k.movs) {
-        auto& ci = k.c->insts();
-        ci.erase(std::find(ci.begin(), ci.end(), m));
-        m->setParent(k.b);
-        at = bi.insert(at, m) + 1;
-      }
+      // The block as the sinking left it: the original without the movs.
+      std::vector<Instruction*> without = k.original;
+      std::erase_if(without, [&](Instruction* i) { return std::find(k.movs.begin(), k.movs.end(), i) != k.movs.end(); });
+      if (k.b->insts() != without) continue;
+      auto& ci = k.c->insts();
+      for (Instruction* m : k.movs) ci.erase(std::find(ci.begin(), ci.end(), m));
+      k.b->insts() = k.original;
+      for (Instruction* m : k.movs) m->setParent(k.b);
       *braTarget(*k.bra) = Operand::label(k.target);
       blocks.erase(std::find(blocks.begin(), blocks.end(), k.c));
       ctx_->count("sunk-case-constants-restored");
