@@ -150,6 +150,13 @@ void replaceIfRegion(Function& f, const IfRegion& r, std::vector<Instruction*> b
   }
 }
 
+bool firstWriteMayRunUnguarded(const Instruction& i, const std::unordered_set<RegId>& earlier, const BitVector& liveBefore) {
+  if (i.hasGuard() || !i.isSpeculatable()) return false;
+  bool ok = true;
+  i.forEachDefReg([&](RegId r) { ok = ok && !earlier.count(r) && !liveBefore.test(r); });
+  return ok;
+}
+
 Instruction* buildInstruction(Function& f, Opcode op, ScalarType type, std::initializer_list<Operand> ops,
                               const Instruction* at) {
   Instruction* i = f.createInstruction(op);

@@ -14,6 +14,7 @@
 
 #include "ptxopt/ir/Function.h"
 #include "ptxopt/passes/Pass.h"
+#include "ptxopt/support/BitVector.h"
 
 namespace ptxopt {
 
@@ -73,6 +74,15 @@ ProfileDecision decideByProfile(const BranchCounts& c, double taken, double fall
 // braces, opaque instructions, CTA barriers, warp collectives and anything convergent (their
 // lanes are the ones that branched), calls, and terminators inside a side.
 std::string whyNotPredicable(const Instruction& i);
+
+// Whether `i`, an instruction of one way (a side, a case, a block under a mask) of a construct
+// that becomes one line of guarded code, may run unguarded, for every lane, as the first write of
+// what it writes: it has no guard, cannot fault or have an effect, no earlier instruction of the
+// line (`earlier`) writes its registers, and they are dead before the construct (`liveBefore`).
+// A lane of another way then writes them later in the line or never reads them (a read before
+// its own write would make them live there). Guarded, ptxas keeps the other lanes' dead old
+// value with a SEL. switch-opt, predication and mask-regions use it under `speculate`.
+bool firstWriteMayRunUnguarded(const Instruction& i, const std::unordered_set<RegId>& earlier, const BitVector& liveBefore);
 
 // Makes H straight-line code: H's instructions become `body` (the header's own instructions
 // without the branch, and whatever replaces the sides), the side blocks leave the layout (they

@@ -454,19 +454,12 @@ class MaskRegions : public Pass {
       return ok;
     };
 
-    // The first write in the line of a register that is dead into E may also run for every
-    // lane: a lane that does not pass its block writes the register later in the line or never
-    // reads it (a read before its own write would make the register live into E). Guarded,
-    // ptxas keeps the other lanes' old value with a select. The region is acyclic, so the line
-    // runs each instruction at most once (regions refuse loops; MaskLoops runs after the walks
-    // and guards a loop body, these instructions included, with the loop's mask).
-    std::set<RegId> lineDefs;  // registers some earlier instruction of the line writes
-    auto firstWrite = [&](const Instruction* i) {
-      if (!speculate_ || i->hasGuard() || !i->isSpeculatable()) return false;
-      bool ok = true;
-      i->forEachDefReg([&](RegId r) { ok = ok && !lineDefs.count(r) && !lv.liveIn[E->id()].test(r); });
-      return ok;
-    };
+    // The first write in the line of a register dead into E may also run for every lane
+    // (firstWriteMayRunUnguarded). The region is acyclic, so the line runs each instruction at
+    // most once (regions refuse loops; MaskLoops runs after the walks and guards a loop body,
+    // these instructions included, with the loop's mask).
+    std::unordered_set<RegId> lineDefs;  // registers some earlier instruction of the line writes
+    auto firstWrite = [&](const Instruction* i) { return speculate_ && firstWriteMayRunUnguarded(*i, lineDefs, lv.liveIn[E->id()]); };
 
     // The steps.
     auto newValue = [&](ScalarType t = ScalarType::Pred) {

@@ -343,17 +343,10 @@ class Predication : public Pass {
       ctx_->count("guard-copies");
     }
     // The first write in the line of a register dead where H branches may also run for every
-    // lane: a lane of the other side writes it later or never reads it (a read before its own
-    // write would make the register live there). Guarded, ptxas keeps the other lanes' old
-    // value with a select.
+    // lane (firstWriteMayRunUnguarded).
     const Liveness& lv = am_->get<LivenessAnalysis>();
     std::unordered_set<RegId> lineDefs;
-    auto firstWrite = [&](const Instruction* i) {
-      if (!speculate_ || !i->isSpeculatable()) return false;
-      bool ok = true;
-      i->forEachDefReg([&](RegId d) { ok = ok && !lineDefs.count(d) && !lv.liveOut[h->id()].test(d); });
-      return ok;
-    };
+    auto firstWrite = [&](const Instruction* i) { return speculate_ && firstWriteMayRunUnguarded(*i, lineDefs, lv.liveOut[h->id()]); };
     auto emitSide = [&](const std::vector<BasicBlock*>& blocks, bool neg) {
       // Guards composed so far: (existing guard, negated) -> conjunction register.
       std::vector<std::pair<std::pair<RegId, bool>, RegId>> cached;

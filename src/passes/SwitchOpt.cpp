@@ -21,7 +21,6 @@
 // Soundness: the tests' predicates must not be live at any leaf (their setps no longer run),
 // and the selector is not redefined inside the tree (tests hold nothing but setp and bra).
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -35,9 +34,9 @@
 #include "ptxopt/ir/Module.h"
 #include "ptxopt/ir/Semantics.h"
 #include "ptxopt/passes/Passes.h"
-#include "ptxopt/support/FloatBits.h"
 
 #include "IfRegion.h"
+#include "CaseConstants.h"
 #include "SwitchTree.h"
 
 namespace ptxopt {
@@ -67,7 +66,7 @@ class SwitchOpt : public Pass {
     maxTableBytes_ = k.getInt("max-table-bytes");
     bool changed = false;
     tried_.clear();
-    std::vector<Sunk> sunk = sinkCaseConstants(f, am);
+    std::vector<SunkConstants> sunk = sinkCaseConstants(f, am, ctx);
     for (bool again = true; again;) {
       again = false;
       const CfgInfo& cfg = am.get<CfgAnalysis>();
@@ -92,161 +91,12 @@ class SwitchOpt : public Pass {
       }
     }
     if (!sunk.empty()) {
-      size_t restored = unsinkUnused(f, sunk);
-      buildCfg(f);
-      am.invalidate(PreservedAnalyses::none());
-      changed = changed || restored < sunk.size();
+      changed = restoreUnused(f, am, ctx, sunk) < sunk.size() || changed;
     }
     return changed ? PassResult::changed(PreservedAnalyses::none()) : PassResult::unchanged();
   }
 
  private:
-  // ---- case constants in test blocks ------------------------------------------------------
-
-  // LLVM often assigns a case's values in the test block that branches to the join
-  // (`mov.u32 %r42, -3; mov.u32 %r41, 17000; setp.eq.s32 %p, %sel, 0; @%p bra JOIN;`), where
-  // every path on the other edge assigns them again. Such a block is no tree node. Before the
-  // trees are read, the movs move to a new block C on the edge where they are live (`@%p bra C;
-  // ... C: movs; bra JOIN`), when they are dead on the other edge and the block tests a register
-  // that a neighbouring test (its predecessor's, or its other successor's) also tests; C is then
-  // a case that only assigns constants. Where no lowering takes the tree, unsinkUnused puts the
-  // movs back.
-  struct Sunk {
-    BasicBlock *b, *c;
-    Instruction* bra;
-    uint32_t target;  // the bra's label before
-    std::vector<Instruction*> movs;
-    std::vector<Instruction*> original;  // the test block's instructions before
-  };
-
-  std::vector<Sunk> sinkCaseConstants(Function& f, FunctionAnalysisManager& am) {
-    std::vector<Sunk> out;
-    const CfgInfo& cfg = am.get<CfgAnalysis>();
-    const Liveness& lv = am.get<LivenessAnalysis>();
-    BranchTargetTables tables = collectBranchTargetTables(f);
-    std::unordered_set<std::string_view> pinned = pinnedLabelNames(f, tables);
-    SwitchTreeReader reader(f, tables, pinned);
-    auto testsReg = [&](BasicBlock* b, RegId s, bool root) {
-      std::optional<Test> t = b ? reader.testAt(b, root) : std::nullopt;
-      return t && !t->isBrx() && (t->sel == s || t->tmp == s);
-    };
-    for (const BasicBlock* cb : cfg.rpo) {
-      BasicBlock* b = const_cast<BasicBlock*>(cb);
-      Instruction* br = conditionalBranch(*b);
-      if (!br) continue;
-      // The leading movs of immediates that nothing else in the block reads or writes.
-      auto isConstMov = [](const Instruction* m) {
-        return m->is(Opcode::Mov) && !m->hasGuard() && m->numOperands() == 2 && m->operand(0).isReg() &&
-               m->operand(0).component() == Component::None && (m->operand(1).isImm() || m->operand(1).kind == OperandKind::FImm);
-      };
-      std::vector<Instruction*> real;
-      for (Instruction* i : b->insts())
-        if (!i->info().isPseudo()) real.push_back(i);
-      size_t lead = 0;
-      while (lead < real.size() && isConstMov(real[lead])) ++lead;
-      std::vector<Instruction*> movs;
-      std::set<RegId> dests;
-      bool ok = true;
-      for (size_t k = 0; k < lead; ++k) {
-        RegId d = RegId(real[k]->operand(0).id);
-        bool used = false;
-        for (size_t j = k + 1; j < real.size(); ++j) {
-          real[j]->forEachUseReg([&](RegId r) { used |= r == d; });
-          real[j]->forEachDefReg([&](RegId r) { used |= r == d && j >= lead; });
-        }
-        if (used) continue;  // the 1 of a bit test's shl, say: it stays
-        ok = ok && dests.insert(d).second;
-        movs.push_back(real[k]);
-      }
-      if (!ok || movs.empty()) continue;
-      // Without them the block must be a tree node (compare or bit test) on some selector.
-      auto& bi = b->insts();
-      std::vector<Instruction*> saved = bi;
-      bi.erase(std::remove_if(bi.begin(), bi.end(), [&](Instruction* i) { return std::find(movs.begin(), movs.end(), i) != movs.end(); }),
-               bi.end());
-      std::optional<Test> node = reader.testAt(b, /*root=*/false);
-      bi = saved;
-      if (!node || node->isBrx()) continue;
-      const RegId sel = node->sel;
-      if (dests.count(sel) || dests.count(br->guard())) continue;
-      BasicBlock* taken = b->successor(EdgeKind::Taken);
-      BasicBlock* fall = b->successor(EdgeKind::FallThrough);
-      if (!ok || !taken || !fall || taken == fall || !taken->hasLabel() || pinned.count(f.labelName(taken->label()))) continue;
-      bool liveTaken = false, liveFall = false;
-      for (RegId d : dests) {
-        liveTaken |= lv.liveIn[taken->id()].test(d);
-        liveFall |= lv.liveIn[fall->id()].test(d);
-      }
-      if (!liveTaken || liveFall) continue;
-      bool neighbour = testsReg(reader.skipJumps(fall), sel, false);
-      for (BasicBlock* p : b->preds()) neighbour = neighbour || (p != b && testsReg(p, sel, true));
-      if (!neighbour) continue;
-      // After the last block that ends unconditionally (nothing falls into C).
-      auto& blocks = f.blocks();
-      size_t at = blocks.size();
-      while (at > 0) {
-        Instruction* t = blocks[at - 1]->terminator();
-        if (t && !t->hasGuard() && (t->is(Opcode::Bra) || t->is(Opcode::Ret) || t->is(Opcode::Exit))) break;
-        --at;
-      }
-      if (at == 0) continue;
-      BasicBlock* c = f.createBlock();
-      f.addLabel(c, "$Lswc");
-      for (Instruction* m : movs) {
-        bi.erase(std::find(bi.begin(), bi.end(), m));
-        c->append(m);
-      }
-      Instruction* j = f.createInstruction(Opcode::Bra);
-      j->addOperand(Operand::label(taken->label()));
-      j->setLoc(br->loc());
-      j->setDebugLoc(br->debugLoc());
-      c->append(j);
-      const uint32_t before = braTarget(*br)->id;
-      *braTarget(*br) = Operand::label(c->label());
-      blocks.insert(blocks.begin() + long(at), c);
-      out.push_back({b, c, br, before, movs, saved});
-    }
-    if (!out.empty()) {
-      buildCfg(f);
-      am.invalidate(PreservedAnalyses::none());
-      ctx_->count("sunk-case-constants", int64_t(out.size()));
-    }
-    return out;
-  }
-
-  // Puts back the movs of each sunk block whose test block is still reachable and still the
-  // only way into C (no lowering took its tree); returns how many it put back.
-  size_t unsinkUnused(Function& f, const std::vector<Sunk>& sunk) {
-    size_t restored = 0;
-    buildCfg(f);
-    std::unordered_set<const BasicBlock*> reachable;
-    std::vector<BasicBlock*> work{f.entry()};
-    while (!work.empty()) {
-      BasicBlock* b = work.back();
-      work.pop_back();
-      if (!b || !reachable.insert(b).second) continue;
-      for (const Edge& e : b->succs()) work.push_back(e.to);
-    }
-    auto& blocks = f.blocks();
-    for (const Sunk& k : sunk) {
-      if (!reachable.count(k.b) || k.bra->parent() != k.b || braTarget(*k.bra)->id != k.c->label() || k.c->preds().size() != 1)
-        continue;
-      // The block as the sinking left it: the original without the movs.
-      std::vector<Instruction*> without = k.original;
-      std::erase_if(without, [&](Instruction* i) { return std::find(k.movs.begin(), k.movs.end(), i) != k.movs.end(); });
-      if (k.b->insts() != without) continue;
-      auto& ci = k.c->insts();
-      for (Instruction* m : k.movs) ci.erase(std::find(ci.begin(), ci.end(), m));
-      k.b->insts() = k.original;
-      for (Instruction* m : k.movs) m->setParent(k.b);
-      *braTarget(*k.bra) = Operand::label(k.target);
-      blocks.erase(std::find(blocks.begin(), blocks.end(), k.c));
-      ctx_->count("sunk-case-constants-restored");
-      ++restored;
-    }
-    return restored;
-  }
-
   bool lower(size_t rootIndex, const Test& root, const Liveness& lv) {
     BasicBlock* rootBlock = f_->blocks()[rootIndex];
     const CfgInfo& cfg = am_->get<CfgAnalysis>();
@@ -877,17 +727,13 @@ class SwitchOpt : public Pass {
           if (ok) ps.unguarded.insert(i);
         }
       }
-      // The first write of a register that is dead after the root block (no lane reads it before
-      // writing it, whatever its target) may also run for every lane: a lane of another target
-      // writes the register later in the line or never reads it. Guarded, ptxas keeps the old
-      // value with a select (the first write of a switch's result, dense_switch).
-      std::set<RegId> written;
+      // So may the first write in the line of a register dead after the root block (the first
+      // write of a switch's result, dense_switch).
+      std::unordered_set<RegId> written;
       for (BasicBlock* b : ps.blocks) {
         const std::vector<Instruction*> body = *straightLine(b);
         for (const Instruction* i : body) {
-          bool first = i->isSpeculatable();
-          i->forEachDefReg([&](RegId r) { first = first && !written.count(r) && !lv.liveOut[rootBlock->id()].test(r); });
-          if (first) ps.unguarded.insert(i);
+          if (firstWriteMayRunUnguarded(*i, written, lv.liveOut[rootBlock->id()])) ps.unguarded.insert(i);
           i->forEachDefReg([&](RegId r) { written.insert(r); });
         }
       }
@@ -1014,12 +860,7 @@ class SwitchOpt : public Pass {
 
   // Appends `OP.TY D, X, Y` to `b`.
   void emitBinary(BasicBlock* b, const Test& root, Opcode o, ScalarType ty, RegId d, Operand x, Operand y) {
-    Instruction* i = f_->createInstruction(o);
-    i->addMod(typeMod(ty));
-    i->addOperand(Operand::reg(d));
-    i->addOperand(x);
-    i->addOperand(y);
-    append(b, root, i);
+    append(b, root, buildInstruction(*f_, o, ty, {Operand::reg(d), x, y}, root.bra));
   }
 
   // Appends `and.b32 %t, BIT, MASK; setp.CMP.b32 %p, %t, 0`; returns %p.
@@ -1145,26 +986,6 @@ class SwitchOpt : public Pass {
     bool divergent = true;
   };
 
-  // The constant an unguarded `mov REG, IMM` writes, with its size; nullopt for anything else.
-  static std::optional<std::pair<uint64_t, unsigned>> movedConstant(const Instruction& i) {
-    if (!i.is(Opcode::Mov) || i.hasGuard() || i.numOperands() != 2 || !i.operand(0).isReg() ||
-        i.operand(0).component() != Component::None)
-      return std::nullopt;
-    ScalarType ty = i.type(0);
-    unsigned bits = typeBits(ty);
-    if (bits != 16 && bits != 32 && bits != 64) return std::nullopt;
-    const Operand& src = i.operand(1);
-    if (typeClass(ty) == TypeClass::Float) {
-      std::optional<double> d = immediateAsFloat(src, ty);
-      if (!d || std::isnan(*d)) return std::nullopt;  // NaN payloads: not worth the risk
-      return std::make_pair(ty == ScalarType::F32 ? uint64_t(floatBits(float(*d))) : doubleBits(*d), bits / 8);
-    }
-    std::optional<uint64_t> v = immediateAsInt(src, ty);
-    if (!v) return std::nullopt;
-    uint64_t mask = bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
-    return std::make_pair(*v & mask, bits / 8);
-  }
-
   // The constants block `t` assigns and the block it then goes to; nullopt when `t` does
   // anything else.
   std::optional<std::pair<std::map<RegId, std::pair<uint64_t, unsigned>>, BasicBlock*>> constantsBlock(BasicBlock* t) const {
@@ -1172,7 +993,7 @@ class SwitchOpt : public Pass {
     for (Instruction* i : t->insts()) {
       if (i->info().isPseudo()) continue;
       if (i == t->terminator() && i->is(Opcode::Bra) && !i->hasGuard()) continue;
-      std::optional<std::pair<uint64_t, unsigned>> c = movedConstant(*i);
+      std::optional<std::pair<uint64_t, unsigned>> c = constantMov(*i);
       if (!c) return std::nullopt;
       values[static_cast<RegId>(i->operand(0).id)] = *c;
     }
@@ -1242,7 +1063,7 @@ class SwitchOpt : public Pass {
         RegId reg = r;
         i->forEachDefReg([&](RegId d) { writes |= d == reg; });
         if (!writes) continue;
-        if (auto c = movedConstant(*i); c && c->second == bytes) rootValues[r] = c->first;
+        if (auto c = constantMov(*i); c && c->second == bytes) rootValues[r] = c->first;
         break;
       }
     }
