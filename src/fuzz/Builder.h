@@ -99,6 +99,10 @@ struct Function {
   bool lanesMissing = false;    // some lanes of a warp may have exited
   bool threadsMissing = false;  // whole warps may have exited
   std::string exitLabel;        // shared `ret` block at the end, when used
+  // switchHeavy: cases of uniform switches that leave the kernel jump to this block after the
+  // epilogue, which stores `caseExitValue` to the first scratch slot and returns.
+  std::string caseExitLabel;
+  Value caseExitValue;
   std::vector<Value> sinks;     // registers whose final values reach the output
   bool usesLocal = false;
   // Registers whose value a lop3 computed, directly or through other instructions (emit keeps

@@ -253,6 +253,13 @@ void Gen::kernelEpilogue() {
     label(f.exitLabel);
     emit("ret");
   }
+  if (!f.caseExitLabel.empty()) {
+    label(f.caseExitLabel);
+    Value a = newReg(Kind::B64, Uni::Div);
+    emit(fmt::format("add.s64 \t{}, {}, {}", a.text, e.outp.text, 8 * kVarSlots));
+    emit(fmt::format("st.global.u32 \t[{}], {}", a.text, f.caseExitValue.text));
+    emit("ret");
+  }
 }
 
 std::string Gen::functionText(const Function& f, const std::string& header) {

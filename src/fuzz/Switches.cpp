@@ -3,7 +3,9 @@
 // index masked into range or guarded by a bounds check). With switchHeavy also: more cases,
 // 16-bit selectors, negative case values, unsigned splits, LLVM-style range checks for runs of
 // values with one target (`add %t, %s, -lo; setp.lt.u32 %p, %t, len`), and bodies that only
-// assign constants to registers the switch's block set first (the value-table shape). Every
+// assign constants to registers the switch's block set first (the value-table shape), and
+// cases of switches the warp cannot split at that leave the kernel through a shared block
+// that stores one value and returns (the function end switch-opt copies into cases). Every
 // draw of those sits behind the option, so the default kernels keep their bytes.
 #include <algorithm>
 #include <array>
@@ -91,6 +93,11 @@ void Gen::genSwitch(const Ctx& c, unsigned budget) {
   Ctx ic = c;
   ic.flow = worst(c.flow, sel.uni);
   ic.ifDepth = c.ifDepth + 1;
+  // switchHeavy: cases of a switch on which the warp cannot split may leave the kernel through
+  // a shared block after the epilogue that stores one value and returns (switch-opt copies such
+  // an end into the cases of a jump table, `tail-limit`).
+  bool caseExits = heavy && fn_->kernel && !c.noExit && ic.flow != Uni::Div && fn_->env.outp && rng.chance(30);
+  bool exited = false;
 
   // The constants' registers, set in the switch's own block before the tests: a path that
   // does not assign one keeps this value.
@@ -344,6 +351,16 @@ void Gen::genSwitch(const Ctx& c, unsigned budget) {
       popScope();
     }
     bool last = k + 1 == bodies.size();
+    if (caseExits && rng.chance(40)) {
+      if (fn_->caseExitLabel.empty()) {
+        fn_->caseExitLabel = newLabel("swexit");
+        fn_->caseExitValue = newReg(Kind::B32, Uni::Div);
+      }
+      emit(fmt::format("mov.u32 \t{}, {}", fn_->caseExitValue.text, pickReg(Kind::B32, Uni::Div).text));
+      jump(fn_->caseExitLabel);
+      exited = true;
+      continue;
+    }
     if (!last && rng.chance(12)) {
       shape("switch.fallthrough");
       continue;
@@ -361,6 +378,10 @@ void Gen::genSwitch(const Ctx& c, unsigned budget) {
     }
   }
   label(end);
+  if (exited) {
+    shape("switch.case-exit");
+    fn_->threadsMissing = true;
+  }
   // The constants reach the output through the thread's scratch slots.
   for (const Value& r : consts) {
     if (!fn_->env.outp) break;

@@ -37,6 +37,7 @@
 
 #include "IfRegion.h"
 #include "CaseConstants.h"
+#include "SwitchTails.h"
 #include "SwitchTree.h"
 
 namespace ptxopt {
@@ -427,65 +428,11 @@ class SwitchOpt : public Pass {
     ctx_->count("jump-tables");
     ctx_->count("cases", cases.size());
     if (!divergent)
-      if (unsigned n = duplicateTails(targets)) where += ", the function's end copied into " + std::to_string(n) + " cases";
+      if (unsigned n = copyFunctionEnd(*f_, *ctx_, targets, rootBlock, dispatch, lv.liveOut[rootBlock->id()], tailLimit_))
+        where += ", the function's end copied into " + std::to_string(n) + " cases";
     ctx_->remark(rootBlock, "jump-table", where + ", density " + std::to_string(density).substr(0, 4),
                  {{"line", double(root.bra->loc().line)}, {"cases", double(cases.size())}, {"span", double(span)}});
     return true;
-  }
-
-  // ---- the function's end in each case ------------------------------------------------------
-  //
-  // A warp runs exactly one case of a switch on a uniform selector, so the jump from each case
-  // to a common end costs a BRA per case in the code and one in every run, and copying a short
-  // end that leaves the function (up to tail-limit instructions, through jumps and
-  // fall-throughs, to an unguarded ret or exit) into the cases saves both at no cost in
-  // instructions run. A divergent switch would run the copies once per target instead of once
-  // after reconvergence. Barriers, warp collectives and calls are not copied.
-
-  // The instructions from `s` on to the function's end, without the jumps; nullopt when the
-  // way there branches, is longer than tail-limit or holds something not to copy.
-  std::optional<std::vector<Instruction*>> functionTail(BasicBlock* s) const {
-    std::vector<Instruction*> tail;
-    std::set<BasicBlock*> seen;
-    for (BasicBlock* b = s; seen.insert(b).second;) {
-      for (Instruction* i : b->insts()) {
-        if (i == b->terminator() && !i->hasGuard() && (i->is(Opcode::Ret) || i->is(Opcode::Exit))) {
-          tail.push_back(i);
-          return tail.size() <= size_t(tailLimit_) ? std::optional(tail) : std::nullopt;
-        }
-        if (i == b->terminator() && i->is(Opcode::Bra) && !i->hasGuard()) continue;
-        if (!whyNotPredicable(*i).empty()) return std::nullopt;
-        tail.push_back(i);
-      }
-      if (b->succs().size() != 1 || tail.size() > size_t(tailLimit_)) return std::nullopt;
-      b = b->succs()[0].to;
-    }
-    return std::nullopt;
-  }
-
-  // Ends each of `targets` that goes straight on to a short function end with a copy of it;
-  // returns how many.
-  unsigned duplicateTails(const std::set<BasicBlock*>& targets) {
-    if (tailLimit_ <= 0) return 0;
-    unsigned n = 0;
-    for (BasicBlock* t : targets) {
-      if (t->succs().size() != 1) continue;
-      BasicBlock* s = t->succs()[0].to;
-      Instruction* term = t->terminator();
-      bool jumps = term && term->is(Opcode::Bra) && !term->hasGuard();
-      if (s == t || (term && !jumps)) continue;
-      std::optional<std::vector<Instruction*>> tail = functionTail(s);
-      if (!tail) continue;
-      if (jumps) t->insts().erase(std::find(t->insts().begin(), t->insts().end(), term));
-      for (Instruction* i : *tail) {
-        Instruction* c = f_->cloneInstruction(*i);
-        c->setParent(t);
-        t->append(c);
-      }
-      ++n;
-    }
-    if (n) ctx_->count("tails-copied", n);
-    return n;
   }
 
   // ---- compare trees ----------------------------------------------------------------------
@@ -1297,8 +1244,9 @@ PassInfo switchOptPassInfo() {
                "auto without a profile, divergent dense selector: predicate the whole switch when its case bodies hold at most this many "
                "instructions and its predicates cost less than a table's branching (0: never)"},
               {"bst-gain", KnobType::Int, "2", "tests a balanced search tree must save on the longest path to replace a tree (auto)"},
-              {"tail-limit", KnobType::Int, "0",
-               "a jump table on a uniform selector: copy a function end of at most this many instructions into each case that jumps to it (0: never)"},
+              {"tail-limit", KnobType::Int, "2",
+               "a jump table on a uniform selector: copy a function end into each case that jumps to it when at most this many "
+               "of its instructions remain to copy after what the cases do not touch moves before the table (0: never)"},
               {"speculate", KnobType::Bool, "true",
                "predicated switches leave a case's private temporaries, and the first write of a register dead after the switch, unguarded (only values that leave the case, memory and effects take its guard)"},
               {"case-masks", KnobType::Bool, "true",
