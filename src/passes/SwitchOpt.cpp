@@ -109,12 +109,18 @@ class SwitchOpt : public Pass {
     if (root.bitTest) {
       for (uint32_t u = 0; u < 32; ++u)
         if ((root.bitMask >> u) & 1u) constants.insert(valueOf(u - root.offset, 32, root.isSigned));
-    } else {
+    } else if (!root.isBrx()) {
       constants.insert(root.c);
     }
     int64_t typeMin = root.bits == 16 ? (root.isSigned ? INT16_MIN : 0) : (root.isSigned ? INT32_MIN : 0);
     int64_t typeMax = root.bits == 16 ? (root.isSigned ? INT16_MAX : int64_t(UINT16_MAX))
                                       : (root.isSigned ? INT32_MAX : int64_t(UINT32_MAX));
+    // A root brx.idx whose index an and/rem keeps in its table: no other value occurs.
+    const bool bounded = root.domainHi >= 0, brxRoot = root.isBrx();
+    if (bounded) {
+      typeMin = 0;
+      typeMax = root.domainHi;
+    }
     // The values (in the tree's domain) where a test's outcome may change, with the value just
     // before: where the compared value crosses the constant, or wraps around (unsigned or
     // signed) because of the offset.
@@ -150,7 +156,11 @@ class SwitchOpt : public Pass {
       }
     };
     addEdges(root);
-    std::vector<BasicBlock*> work{reader_->skipJumps(root.ifTrue), reader_->skipJumps(root.ifFalse)};
+    std::vector<BasicBlock*> work;
+    if (root.isBrx())
+      for (BasicBlock* e : root.entries) work.push_back(reader_->skipJumps(e));
+    else
+      work = {reader_->skipJumps(root.ifTrue), reader_->skipJumps(root.ifFalse)};
     std::unordered_set<BasicBlock*> leaves;
     while (!work.empty()) {
       BasicBlock* b = work.back();
@@ -188,14 +198,20 @@ class SwitchOpt : public Pass {
     }
     // A tree is decided once, from its root: its inner tests are not roots of their own.
     for (auto& [b, t] : tests) tried_.insert(t.bra);
-    std::string where = "compare tree at line " + std::to_string(root.bra->loc().line) + " (" +
-                        std::to_string(tests.size()) + " tests, " + std::to_string(constants.size()) + " constants)";
+    std::string where = brxRoot ? "brx.idx at line " + std::to_string(root.bra->loc().line) + " (index in 0.." +
+                                      std::to_string(root.domainHi) + ", " + std::to_string(tests.size()) + " tests)"
+                                : "compare tree at line " + std::to_string(root.bra->loc().line) + " (" +
+                                      std::to_string(tests.size()) + " tests, " + std::to_string(constants.size()) + " constants)";
     auto refuse = [&](const std::string& reason, const std::string& text) {
       ctx_->count("refused-" + reason);
       ctx_->remark(rootBlock, "keep", where + ": " + text, {{"line", double(root.bra->loc().line)}});
       return false;
     };
-    if (tests.size() < 2) return false;  // a plain branch, not a switch
+    if (tests.size() < 2 && !brxRoot) return false;  // a plain branch, not a switch
+    if (bounded) {
+      edges.erase(edges.begin(), edges.lower_bound(typeMin));
+      edges.erase(edges.upper_bound(typeMax), edges.end());
+    }
     for (auto& [b, t] : tests)
       if (t.bitTest) ctx_->count("bit-test-nodes");
     // Where value `v` goes from the root; null for a cycle among the tests, a brx.idx index
@@ -222,6 +238,19 @@ class SwitchOpt : public Pass {
     BasicBlock* below = lo > typeMin ? target(lo - 1) : nullptr;
     BasicBlock* above = hi < typeMax ? target(hi + 1) : nullptr;
     BasicBlock* dflt = below ? below : above;
+    const bool chosenDefault = bounded && !below && !above;
+    if (chosenDefault) {
+      // Every value of the domain reaches a case: the block most values reach stands for the
+      // default (values outside the domain do not occur); on a tie the block of the highest
+      // values, so that a table can start at 0.
+      std::map<BasicBlock*, int64_t> reached;
+      for (auto it = edges.begin(); it != edges.end(); ++it) {
+        auto next = std::next(it);
+        if (BasicBlock* t = target(*it)) reached[t] += (next == edges.end() ? typeMax + 1 : *next) - *it;
+      }
+      for (auto it = edges.rbegin(); it != edges.rend(); ++it)
+        if (BasicBlock* t = target(*it); t && (!dflt || reached[t] > reached[dflt])) dflt = t;
+    }
     if (!dflt || (below && above && below != above))
       return refuse("no-default", below || above || !(lo > typeMin || hi < typeMax)
                                       ? "the values below and above the constants go to different blocks"
@@ -255,7 +284,9 @@ class SwitchOpt : public Pass {
         for (int64_t v = r.lo; v <= r.hi; ++v) cases[v] = r.target;
     // What speaks against a table.
     std::string costWhy;
-    if (ncases < minCases_)
+    // (A default chosen among the cases of a bounded selector counts as a case: every value of
+    // the domain has a case.)
+    if ((chosenDefault ? typeMax - typeMin + 1 : ncases) < minCases_)
       costWhy = std::to_string(ncases) + " cases against min-cases " + std::to_string(minCases_);
     else if (span > maxSpan_)
       costWhy = "a span of " + std::to_string(span) + " against max-span " + std::to_string(maxSpan_);
@@ -362,6 +393,9 @@ class SwitchOpt : public Pass {
       ctx_->remark(rootBlock, "no-predicate", where + ": " + psWhy, {{"line", double(root.bra->loc().line)}});
       if (!costWhy.empty() && divergent) return refuse("cost", costWhy);
     }
+    // A brx.idx kept in range by an and/rem is a jump table already; a compare tree would only
+    // add tests.
+    if (brxRoot && mode == "auto") return refuse("table", "a brx.idx whose index an and or rem keeps in its table: a jump table already");
     // LLVM's bit tests already test once per target (shl, and, setp): measured on a clang
     // kernel with two targets over eleven values, a jump table costs 100 estimated SASS
     // instructions where the bit tests, which ptxas then if-converts, cost 84 (predicated with
@@ -399,6 +433,7 @@ class SwitchOpt : public Pass {
     if (valueTable_) ctx_->remark(rootBlock, "no-value-table", where + ": " + vtWhy, {{"line", double(root.bra->loc().line)}});
 
     // A range check and the brx.idx behind it are a jump table already.
+    if (brxRoot) return refuse("table", "a brx.idx whose index an and or rem keeps in its table: a jump table already");
     if (tests.size() == 2) {
       for (auto& [b, t] : tests)
         if (t.isBrx()) return refuse("table", "a range check and a brx.idx: a jump table already");
@@ -525,9 +560,7 @@ class SwitchOpt : public Pass {
   // to the next.
   void emitCompareTree(size_t rootIndex, const Test& root, const std::vector<Run>& runs, BasicBlock* dflt, bool balanced) {
     BasicBlock* cur = f_->blocks()[rootIndex];
-    auto& rv = cur->insts();
-    rv.erase(std::find(rv.begin(), rv.end(), root.bra));
-    rv.erase(std::find(rv.begin(), rv.end(), root.setp));
+    removeRootTest(cur, root);
     size_t insertAt = rootIndex + 1;
     auto& blocks = f_->blocks();
     auto start = [&](BasicBlock* b) {
@@ -690,9 +723,7 @@ class SwitchOpt : public Pass {
 
   void emitPredicated(size_t rootIndex, const Test& root, const std::vector<Run>& runs, BasicBlock* dflt, const PredicatedSwitch& ps) {
     BasicBlock* rootBlock = f_->blocks()[rootIndex];
-    auto& rv = rootBlock->insts();
-    rv.erase(std::find(rv.begin(), rv.end(), root.bra));
-    rv.erase(std::find(rv.begin(), rv.end(), root.setp));
+    removeRootTest(rootBlock, root);
     if (!ps.join->hasLabel()) f_->addLabel(ps.join, "$Lsw");
     auto logic = [&](Opcode op, RegId a, RegId b) {
       RegId p = f_->addRegister(ScalarType::Pred, "%swp");
@@ -883,13 +914,29 @@ class SwitchOpt : public Pass {
     return i;
   }
 
+  // Removes the root's test: its setp and branch, or a root brx.idx and its table's declaration
+  // when no other brx.idx names the table.
+  void removeRootTest(BasicBlock* b, const Test& root) {
+    auto& rv = b->insts();
+    rv.erase(std::find(rv.begin(), rv.end(), root.bra));
+    if (root.setp) rv.erase(std::find(rv.begin(), rv.end(), root.setp));
+    if (!root.bra->is(Opcode::BrxIdx) || !(root.bra->operand(1).kind == OperandKind::Symbol)) return;
+    uint32_t table = root.bra->operand(1).id;
+    for (const BasicBlock* o : f_->blocks())
+      for (const Instruction* i : o->insts())
+        if (i->is(Opcode::BrxIdx) && i->numOperands() == 2 && i->operand(1).kind == OperandKind::Symbol && i->operand(1).id == table && i != root.bra) return;
+    for (auto it = rv.begin(); it != rv.end(); ++it)
+      if ((*it)->is(Opcode::BranchTargets) && (*it)->payload() == table) {
+        rv.erase(it);
+        return;
+      }
+  }
+
   // Removes the root's test and appends the table index to the root: the selector minus the
   // first case, widened first when the selector has 16 bits (sign- or zero-extended as the
   // tests read it). A 32-bit selector whose table starts at 0 is its own index.
   RegId emitIndex(BasicBlock* rootBlock, const Test& root, int64_t first) {
-    auto& rv = rootBlock->insts();
-    rv.erase(std::find(rv.begin(), rv.end(), root.bra));
-    rv.erase(std::find(rv.begin(), rv.end(), root.setp));
+    removeRootTest(rootBlock, root);
     RegId wide = root.sel;
     if (root.bits == 16) {
       wide = f_->addRegister(ScalarType::U32, "%swi");
@@ -1004,7 +1051,7 @@ class SwitchOpt : public Pass {
     std::map<RegId, uint64_t> rootValues;
     for (auto& [r, bytes] : size) {
       auto& insts = rootBlock->insts();
-      for (auto it = std::find(insts.begin(), insts.end(), root.setp); it != insts.begin();) {
+      for (auto it = std::find(insts.begin(), insts.end(), root.setp ? root.setp : root.bra); it != insts.begin();) {
         Instruction* i = *--it;
         bool writes = false;
         RegId reg = r;
@@ -1095,8 +1142,9 @@ class SwitchOpt : public Pass {
       loads = f_->createBlock();
       auto& blocks = f_->blocks();
       blocks.insert(blocks.begin() + long(rootIndex) + 1, loads);
-    } else {
-      // Every value out of range reads the default's row, the last.
+    } else if (!(root.domainHi >= 0 && first == 0 && root.domainHi <= span)) {
+      // Every value out of range reads the default's row, the last (a root brx.idx's index
+      // whose and/rem keeps it within the rows needs no clamp).
       RegId clamped = f_->addRegister(ScalarType::U32, "%swi");
       Instruction* mn = f_->createInstruction(Opcode::Min);
       mn->addMod(typeMod(ScalarType::U32));

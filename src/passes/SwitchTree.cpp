@@ -14,7 +14,7 @@ std::optional<Test> SwitchTreeReader::testAt(BasicBlock* b, bool root) const {
   std::vector<Instruction*> real;
   for (Instruction* i : b->insts())
     if (!i->info().isPseudo()) real.push_back(i);
-  if (!root && !real.empty() && real.back()->is(Opcode::BrxIdx)) return brxAt(real);
+  if (!real.empty() && real.back()->is(Opcode::BrxIdx)) return root ? rootBrxAt(b, real) : brxAt(real);
   return compareTestAt(b, root, real);
 }
 std::optional<Test> SwitchTreeReader::compareTestAt(BasicBlock* b, bool root, const std::vector<Instruction*>& real) const {
@@ -60,6 +60,8 @@ std::optional<Test> SwitchTreeReader::compareTestAt(BasicBlock* b, bool root, co
   BasicBlock* taken = b->successor(EdgeKind::Taken);
   BasicBlock* fall = b->successor(EdgeKind::FallThrough);
   if (!taken || !fall) return std::nullopt;
+  // A root compare of a 32-bit register that an and/rem just bounded: its domain.
+  if (root && !t.bitTest && t.bits == 32) t.domainHi = domainOf(b, s, t.sel);
   bool takenWhenTrue = !br->guardNegated();
   t.ifTrue = takenWhenTrue ? taken : fall;
   t.ifFalse = takenWhenTrue ? fall : taken;
@@ -202,6 +204,43 @@ std::optional<Test> SwitchTreeReader::brxAt(const std::vector<Instruction*>& rea
   if (real.size() == 2 && !readOffset(real[0], t)) return std::nullopt;
   for (uint32_t label : branchTargetLabels(*brx, *tables_)) t.entries.push_back(f_->labelBlock(label));
   if (t.entries.empty() || std::find(t.entries.begin(), t.entries.end(), nullptr) != t.entries.end()) return std::nullopt;
+  return t;
+}
+
+// The largest value register `r` can hold before `at` in `b` when the last write of `r` before it
+// there is an unguarded `and.b32 %r, %x, M` (M) or `rem.u32 %r, %x, K` (K - 1), with M and K
+// immediates and at most INT32_MAX (signed and unsigned readings then agree); -1 otherwise.
+int64_t SwitchTreeReader::domainOf(BasicBlock* b, const Instruction* at, RegId r) {
+  Instruction* def = lastDefBefore(b, at, r);
+  if (!def || def->hasGuard() || def->numOperands() != 3 || typeBits(def->type(0)) != 32 || !def->operand(2).isImm() ||
+      !def->operand(1).isReg() || def->operand(1).component() != Component::None)
+    return -1;
+  int64_t hi = -1;
+  uint32_t k = uint32_t(def->operand(2).value);
+  if (def->is(Opcode::And) && typeClass(def->type(0)) != TypeClass::Float) hi = int64_t(k);
+  else if (def->is(Opcode::Rem) && typeClass(def->type(0)) == TypeClass::Unsigned && k > 0) hi = int64_t(k) - 1;
+  return hi <= INT32_MAX ? hi : -1;
+}
+
+// A root `brx.idx` whose index an unguarded `and.b32 %i, %x, M` or `rem.u32 %i, %x, K` (M, K
+// immediates; the last write of %i before the brx.idx in its block) keeps within its table:
+// a node on %i over the domain [0, M] or [0, K - 1].
+std::optional<Test> SwitchTreeReader::rootBrxAt(BasicBlock* b, const std::vector<Instruction*>& real) const {
+  Instruction* brx = real.back();
+  if (b->terminator() != brx || brx->hasGuard() || !brx->operand(0).isReg() || brx->operand(0).component() != Component::None)
+    return std::nullopt;
+  RegId idx = static_cast<RegId>(brx->operand(0).id);
+  int64_t hi = domainOf(b, brx, idx);
+  if (hi < 0) return std::nullopt;
+  Test t;
+  t.bra = brx;
+  t.bits = 32;
+  t.isSigned = false;
+  t.sel = idx;
+  for (uint32_t label : branchTargetLabels(*brx, *tables_)) t.entries.push_back(f_->labelBlock(label));
+  if (t.entries.empty() || std::find(t.entries.begin(), t.entries.end(), nullptr) != t.entries.end() || size_t(hi) >= t.entries.size())
+    return std::nullopt;
+  t.domainHi = hi;
   return t;
 }
 

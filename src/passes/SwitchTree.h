@@ -35,6 +35,11 @@ struct Test {
   // the brx.idx, `entries` its table's blocks by index, and there is no setp or predicate.
   std::vector<BasicBlock*> entries;
   bool isBrx() const { return !entries.empty(); }
+  // A root's selector may be the result of an `and.b32` with a constant M or a `rem.u32` by a
+  // constant K computed before the test in its block: it then lies in [0, domainHi] (M, or
+  // K - 1), and no other value occurs. A root may then be a `brx.idx` with no range check in
+  // front, when the table covers that domain. -1 for every other node.
+  int64_t domainHi = -1;
   // A node may also be one of LLVM's bit tests (its switch lowering for few targets over a
   // small range): `shl.b32 %b, 1, %s` (%s the selector, or the selector plus a constant just
   // computed), `and.b32 %t, %b, MASK`, `setp.ne|eq %p, %t, 0`. The test holds when bit
@@ -75,6 +80,8 @@ class SwitchTreeReader {
   bool readBitTest(BasicBlock* b, bool root, const std::vector<Instruction*>& real, Test& t) const;
   static Instruction* rootBranch(BasicBlock& b);
   std::optional<Test> brxAt(const std::vector<Instruction*>& real) const;
+  std::optional<Test> rootBrxAt(BasicBlock* b, const std::vector<Instruction*>& real) const;
+  static int64_t domainOf(BasicBlock* b, const Instruction* at, RegId r);
 
   Function* f_;
   const BranchTargetTables* tables_;
