@@ -21,6 +21,7 @@
 // Soundness: the tests' predicates must not be live at any leaf (their setps no longer run),
 // and the selector is not redefined inside the tree (tests hold nothing but setp and bra).
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -343,9 +344,9 @@ class SwitchOpt : public Pass {
         // then the predicated switch, then the trees.
         std::vector<std::pair<double, std::string>> options;
         if (vt) options.push_back({pc->valueTable, "value-table"});
-        if (span <= maxSpan_) options.push_back({pc->table, "table"});
+        if (span <= maxSpan_ && !brxRoot) options.push_back({pc->table, "table"});
         if (ps) options.push_back({pc->predicate, "predicate"});
-        if (!divergent) options.push_back({pc->bst, "bst"});
+        if (!divergent && !brxRoot) options.push_back({pc->bst, "bst"});
         options.push_back({pc->tree, "keep"});
         std::stable_sort(options.begin(), options.end(), [](auto& a, auto& b) { return a.first < b.first; });
         std::string figures;
@@ -353,7 +354,7 @@ class SwitchOpt : public Pass {
         where += " (profile, expected warp instructions: " + figures + ")";
         ctx_->count("profile-decisions");
         const std::string& pick = options.front().second;
-        if (pick == "keep") return refuse("profile", "the tree costs least");
+        if (pick == "keep") return refuse("profile", brxRoot ? "the brx.idx costs least" : "the tree costs least");
         if (pick == "value-table") return doValueTable();
         if (pick == "predicate") return doPredicate("the profile");
         mode = pick;
@@ -1217,9 +1218,34 @@ class SwitchOpt : public Pass {
                                            const std::vector<Run>& runs, BasicBlock* dflt, const PredicatedSwitch* ps,
                                            const ValueTable* vt) const {
     const BranchCounts* rc = ctx_->branchCounts(*root.bra);
-    if (!rc || rc->indirect || rc->executions() == 0) return std::nullopt;
+    if (!rc || rc->indirect != root.isBrx() || rc->executions() == 0) return std::nullopt;
     double runsE = double(rc->executions());
     ProfileCosts pc;
+    if (root.isBrx()) {
+      // A root brx.idx on a bounded index, alone: the profile counts, per warp execution, the
+      // distinct places its lanes went. Kept, it costs its dispatch (a table's fixed part
+      // without the range check) and each place's block once per execution that reaches it,
+      // taken here at the blocks' mean size.
+      if (tests.size() != 1) return std::nullopt;
+      double pairs = 0, divergentRuns = 0;
+      for (auto& [k, n] : rc->distinctTargets) {
+        pairs += double(k) * double(n);
+        if (k > 1) divergentRuns += double(n);
+      }
+      std::set<BasicBlock*> places;
+      for (BasicBlock* e : root.entries) places.insert(reader_->skipJumps(e));
+      double sizes = 0;
+      for (BasicBlock* b : places) {
+        sizes += 1;  // the jump to the join
+        for (Instruction* i : b->insts())
+          if (!i->info().isPseudo() && i != b->terminator()) sizes += 1;
+      }
+      pc.tree = double(tableOverhead(divergentRuns > 0) - 2) * runsE + pairs * sizes / double(places.size());
+      pc.table = pc.bst = std::numeric_limits<double>::infinity();
+      if (vt) pc.valueTable = runsE * (5.0 + double(vt->columns.size()) + (vt->branchDefault ? 2.0 : 0.0));
+      if (ps) pc.predicate = runsE * double(planPredicates(root, runs, dflt, *ps, caseMasks_).cost + ps->size);
+      return pc;
+    }
     std::map<BasicBlock*, double> reach;
     for (auto& [b, t] : tests) {
       if (t.isBrx()) return std::nullopt;  // counts per target are not in the profile
