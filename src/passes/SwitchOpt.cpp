@@ -39,6 +39,7 @@
 #include "IfRegion.h"
 #include "CaseConstants.h"
 #include "SwitchTails.h"
+#include "SwitchValueTable.h"
 #include "SwitchTree.h"
 
 namespace ptxopt {
@@ -316,7 +317,10 @@ class SwitchOpt : public Pass {
     // The branch-free lowerings' plans, where they apply.
     std::string vtWhy = "value tables are off", psWhy;
     std::optional<ValueTable> vt;
-    if (valueTable_ && span <= maxSpan_) vt = planValueTable(rootBlock, root, tests, cases, dflt, first, last, vtWhy);
+    if (valueTable_ && span <= maxSpan_) {
+      vt = planValueTable(*f_, *reader_, rootBlock, root, tests, cases, dflt, first, last, maxTableBytes_, vtWhy);
+      if (vt) vt->divergent = am_->get<UniformityAnalysis>().isDivergentBranch(rootBlock);
+    }
     else if (valueTable_) vtWhy = "a span over max-span";
     std::optional<PredicatedSwitch> ps;
     if (tryPredicate || profiled) ps = planPredicated(rootBlock, tests, runs, dflt, lv, psWhy);
@@ -959,149 +963,7 @@ class SwitchOpt : public Pass {
     return idx;
   }
 
-  // ---- value tables (switch-to-lookup-table) ---------------------------------------------
-  //
-  // When every target of the switch only assigns constants (unguarded `mov REG, IMM`) and then
-  // goes on to one join block, or is that join block itself (the registers then keep what the
-  // root gave them, which must be constants too), the switch is a table lookup: one row per
-  // value of the span, a column per register, and one more row for the default when the
-  // default assigns constants as well (`min.u32` sends every value out of range to it).
-
-  struct Column {
-    RegId reg = kNoReg;
-    unsigned bytes = 4;
-    uint32_t offset = 0;
-  };
-  struct ValueTable {
-    BasicBlock* join = nullptr;
-    BasicBlock* branchDefault = nullptr;  // the default, when it is not a row of the table
-    std::vector<Column> columns;
-    std::vector<std::map<RegId, uint64_t>> rows;  // span rows, then the default's row if any
-    uint32_t stride = 0;
-    bool divergent = true;
-  };
-
-  // The constants block `t` assigns and the block it then goes to; nullopt when `t` does
-  // anything else.
-  std::optional<std::pair<std::map<RegId, std::pair<uint64_t, unsigned>>, BasicBlock*>> constantsBlock(BasicBlock* t) const {
-    std::map<RegId, std::pair<uint64_t, unsigned>> values;
-    for (Instruction* i : t->insts()) {
-      if (i->info().isPseudo()) continue;
-      if (i == t->terminator() && i->is(Opcode::Bra) && !i->hasGuard()) continue;
-      std::optional<std::pair<uint64_t, unsigned>> c = constantMov(*i);
-      if (!c) return std::nullopt;
-      values[static_cast<RegId>(i->operand(0).id)] = *c;
-    }
-    if (values.empty() || t->succs().size() != 1) return std::nullopt;
-    return std::make_pair(values, reader_->skipJumps(t->succs()[0].to));
-  }
-
-  std::optional<ValueTable> planValueTable(BasicBlock* rootBlock, const Test& root,
-                                           const std::unordered_map<BasicBlock*, Test>& tests,
-                                           const std::map<int64_t, BasicBlock*>& cases, BasicBlock* dflt, int64_t first,
-                                           int64_t last, std::string& why) {
-    if (f_->parent()->addressSize != 64) {
-      why = "the module's addresses are not 64-bit";
-      return std::nullopt;
-    }
-    // Each target's constants, and the join block.
-    std::set<BasicBlock*> targets{dflt};
-    for (auto& [v, b] : cases) targets.insert(b);
-    std::map<BasicBlock*, std::map<RegId, std::pair<uint64_t, unsigned>>> assigns;
-    std::vector<BasicBlock*> plain;  // targets that assign nothing
-    ValueTable vt;
-    for (BasicBlock* t : targets) {
-      auto c = constantsBlock(t);
-      if (!c) {
-        plain.push_back(t);
-        continue;
-      }
-      if (vt.join && vt.join != c->second) {
-        why = "the cases go on to different blocks";
-        return std::nullopt;
-      }
-      vt.join = c->second;
-      assigns[t] = std::move(c->first);
-    }
-    if (!vt.join) {
-      why = "no case only assigns constants";
-      return std::nullopt;
-    }
-    if (vt.join == rootBlock || tests.count(vt.join)) {
-      why = "the cases go back into the switch";
-      return std::nullopt;
-    }
-    for (BasicBlock* t : plain) {
-      if (t == vt.join) continue;
-      if (t != dflt) {
-        why = "a case does more than assign constants";
-        return std::nullopt;
-      }
-      vt.branchDefault = dflt;  // the default stays a branch; its values are not rows
-    }
-    // The registers, their sizes, and what the root leaves in them.
-    std::map<RegId, unsigned> size;
-    for (auto& [t, a] : assigns)
-      for (auto& [r, c] : a) {
-        auto [it, fresh] = size.emplace(r, c.second);
-        if (!fresh && it->second != c.second) {
-          why = "a register is assigned with different sizes";
-          return std::nullopt;
-        }
-      }
-    std::map<RegId, uint64_t> rootValues;
-    for (auto& [r, bytes] : size) {
-      auto& insts = rootBlock->insts();
-      for (auto it = std::find(insts.begin(), insts.end(), root.setp ? root.setp : root.bra); it != insts.begin();) {
-        Instruction* i = *--it;
-        bool writes = false;
-        RegId reg = r;
-        i->forEachDefReg([&](RegId d) { writes |= d == reg; });
-        if (!writes) continue;
-        if (auto c = constantMov(*i); c && c->second == bytes) rootValues[r] = c->first;
-        break;
-      }
-    }
-    auto rowOf = [&](BasicBlock* t, std::map<RegId, uint64_t>& row) {
-      auto a = assigns.find(t);
-      for (auto& [r, bytes] : size) {
-        if (a != assigns.end() && a->second.count(r)) {
-          row[r] = a->second.at(r).first;
-        } else if (rootValues.count(r)) {
-          row[r] = rootValues[r];
-        } else {
-          why = "a path keeps a register the root does not set to a constant";
-          return false;
-        }
-      }
-      return true;
-    };
-    for (int64_t v = first; v <= last; ++v) {
-      auto it = cases.find(v);
-      BasicBlock* t = it == cases.end() ? dflt : it->second;
-      if (t == vt.branchDefault) {
-        why = "a hole reaches a default that does more than assign constants";
-        return std::nullopt;
-      }
-      if (!rowOf(t, vt.rows.emplace_back())) return std::nullopt;
-    }
-    if (!vt.branchDefault && !rowOf(dflt, vt.rows.emplace_back())) return std::nullopt;
-    // Columns: widest first, so that every column is aligned.
-    for (auto& [r, bytes] : size) vt.columns.push_back({r, bytes, 0});
-    std::stable_sort(vt.columns.begin(), vt.columns.end(), [](const Column& a, const Column& b) { return a.bytes > b.bytes; });
-    for (Column& c : vt.columns) {
-      c.offset = vt.stride;
-      vt.stride += c.bytes;
-    }
-    unsigned widest = vt.columns.front().bytes;
-    vt.stride = (vt.stride + widest - 1) / widest * widest;
-    if (uint64_t(vt.stride) * vt.rows.size() > uint64_t(maxTableBytes_)) {
-      why = "the table would take " + std::to_string(vt.stride * vt.rows.size()) + " bytes, more than max-table-bytes";
-      return std::nullopt;
-    }
-    vt.divergent = am_->get<UniformityAnalysis>().isDivergentBranch(rootBlock);
-    return vt;
-  }
+  // ---- value tables (switch-to-lookup-table; the plan: SwitchValueTable.h) ------------------
 
   void emitValueTable(size_t rootIndex, const Test& root, const ValueTable& vt, int64_t first, int64_t span,
                       const std::string& where, double density) {
