@@ -121,27 +121,9 @@ class Tracer {
           return Trace::in(StateSpace::Global, "kernel parameter " + std::string(m_.str(a->id)));
         return Trace::unknown("address loaded from memory by " + name);
       }
-      case Opcode::Mul:
-      case Opcode::Mul24:
-      case Opcode::Shl:
-      case Opcode::Shr:
-      case Opcode::And:
-      case Opcode::Or:
-      case Opcode::Xor:
-      case Opcode::Not:
-      case Opcode::Cvt:
-      case Opcode::Div:
-      case Opcode::Rem:
-      case Opcode::Neg:
-      case Opcode::Abs:
-      case Opcode::Min:
-      case Opcode::Max:
-      case Opcode::Bfe:
-      case Opcode::Popc:
-      case Opcode::Clz:
-      case Opcode::Setp:
-      case Opcode::Set: return Trace::notPointer();
-      default: return Trace::unknown("defined by " + name);
+      default:
+        if (i.info().is(OpFlag::NotAddress)) return Trace::notPointer();
+        return Trace::unknown("defined by " + name);
     }
   }
 

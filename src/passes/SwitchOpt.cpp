@@ -69,7 +69,12 @@ class SwitchOpt : public Pass {
     maxTableBytes_ = k.getInt("max-table-bytes");
     bool changed = false;
     tried_.clear();
-    std::vector<SunkConstants> sunk = sinkCaseConstants(f, am, ctx);
+    // A { } scope around blocks: names inside mean other registers than outside, so nothing
+    // moves between blocks here (no sunk constants, value tables, predicated switches or
+    // copied ends); jump tables and compare trees move nothing.
+    scoped_ = scopeSpansBlocks(f);
+    if (scoped_) ctx.count("scoped-functions");
+    std::vector<SunkConstants> sunk = scoped_ ? std::vector<SunkConstants>{} : sinkCaseConstants(f, am, ctx);
     for (bool again = true; again;) {
       again = false;
       const CfgInfo& cfg = am.get<CfgAnalysis>();
@@ -317,13 +322,15 @@ class SwitchOpt : public Pass {
     // The branch-free lowerings' plans, where they apply.
     std::string vtWhy = "value tables are off", psWhy;
     std::optional<ValueTable> vt;
-    if (valueTable_ && span <= maxSpan_) {
+    if (valueTable_ && scoped_) vtWhy = "a { } scope holds blocks of the function";
+    else if (valueTable_ && span <= maxSpan_) {
       vt = planValueTable(*f_, *reader_, rootBlock, root, tests, cases, dflt, first, last, maxTableBytes_, vtWhy);
       if (vt) vt->divergent = am_->get<UniformityAnalysis>().isDivergentBranch(rootBlock);
     }
     else if (valueTable_) vtWhy = "a span over max-span";
     std::optional<PredicatedSwitch> ps;
-    if (tryPredicate || profiled) ps = planPredicated(rootBlock, tests, runs, dflt, lv, psWhy);
+    if (scoped_) psWhy = "a { } scope holds blocks of the function";
+    else if (tryPredicate || profiled) ps = planPredicated(rootBlock, tests, runs, dflt, lv, psWhy);
     auto doValueTable = [&] {
       emitValueTable(rootIndex, root, *vt, first, span, where, density);
       ctx_->count("cases", ncases);
@@ -467,7 +474,7 @@ class SwitchOpt : public Pass {
     blocks.insert(blocks.begin() + long(rootIndex) + 1, dispatch);
     ctx_->count("jump-tables");
     ctx_->count("cases", cases.size());
-    if (!divergent)
+    if (!divergent && !scoped_)
       if (unsigned n = copyFunctionEnd(*f_, *ctx_, targets, rootBlock, dispatch, lv.liveOut[rootBlock->id()], tailLimit_))
         where += ", the function's end copied into " + std::to_string(n) + " cases";
     ctx_->remark(rootBlock, "jump-table", where + ", density " + std::to_string(density).substr(0, 4),
@@ -1148,7 +1155,7 @@ class SwitchOpt : public Pass {
   std::optional<SwitchTreeReader> reader_;  // over tables_ and pinned_
   std::unordered_set<const Instruction*> tried_;
   int64_t minCases_ = 4, maxSpan_ = 256, budget_ = 64, maxTableBytes_ = 1024;
-  bool valueTable_ = true;
+  bool valueTable_ = true, scoped_ = false;
   std::string lowering_ = "auto";
   int64_t bstGain_ = 2, predicateLimit_ = 32;
   bool speculate_ = true, caseMasks_ = true;

@@ -50,6 +50,10 @@ enum : uint32_t {
   // reads no hidden state (the carry flag). Instruction::isSpeculatable refines it by
   // modifiers (`.cc` writes the carry flag).
   Speculatable = 1u << 23,
+  // The result is an integer derived from its operands by scaling, masking, shifting, converting
+  // or comparing: memory-space tracing (analysis/MemorySpace.cpp) takes it as no address (an
+  // access through it counts as generic).
+  NotAddress = 1u << 24,
 };
 }  // namespace OpFlag
 
