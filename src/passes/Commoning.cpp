@@ -57,6 +57,12 @@ bool readsAny(const Instruction& i, const Set& regs) {
 class Commoning : public Pass {
  public:
   PassResult run(Function& f, FunctionAnalysisManager&, PassContext& ctx) override {
+    // Sides move into their header (or into the merge block): across a { } scope that holds a
+    // label or a branch, the names they print could mean other registers (scopeSpansBlocks).
+    if (scopeSpansBlocks(f)) {
+      ctx.count("scoped-functions");
+      return PassResult::unchanged();
+    }
     ctx_ = &ctx;
     const KnobValues& k = ctx.knobs();
     window_ = k.getInt("window");

@@ -135,6 +135,12 @@ struct Plan {
 class MaskRegions : public Pass {
  public:
   PassResult run(Function& f, FunctionAnalysisManager& am, PassContext& ctx) override {
+    // Sides move into their header (or into the merge block): across a { } scope that holds a
+    // label or a branch, the names they print could mean other registers (scopeSpansBlocks).
+    if (scopeSpansBlocks(f)) {
+      ctx.count("scoped-functions");
+      return PassResult::unchanged();
+    }
     f_ = &f;
     ctx_ = &ctx;
     const KnobValues& k = ctx.knobs();
