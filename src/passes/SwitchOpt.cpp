@@ -64,6 +64,7 @@ class SwitchOpt : public Pass {
     bstGain_ = k.getInt("bst-gain");
     predicateLimit_ = k.getInt("predicate-limit");
     tailLimit_ = k.getInt("tail-limit");
+    hotFirst_ = k.getBool("hot-first");
     speculate_ = k.getBool("speculate");
     caseMasks_ = k.getBool("case-masks");
     maxTableBytes_ = k.getInt("max-table-bytes");
@@ -347,6 +348,7 @@ class SwitchOpt : public Pass {
       return true;
     };
     std::string mode = lowering_;
+    long hotRun = -1;  // with a profile: the run a jump table tests first
     // With a profile (auto): the lowering with the fewest expected warp instructions.
     if (mode == "auto") {
       if (std::optional<ProfileCosts> pc = profileCosts(tests, root, runs, dflt, ps ? &*ps : nullptr, vt ? &*vt : nullptr)) {
@@ -356,6 +358,7 @@ class SwitchOpt : public Pass {
         std::vector<std::pair<double, std::string>> options;
         if (vt) options.push_back({pc->valueTable, "value-table"});
         if (span <= maxSpan_ && !brxRoot) options.push_back({pc->table, "table"});
+        if (span <= maxSpan_ && !brxRoot && pc->hotRun >= 0) options.push_back({pc->hot, "hot-first"});
         if (ps) options.push_back({pc->predicate, "predicate"});
         if (!divergent && !brxRoot) options.push_back({pc->bst, "bst"});
         options.push_back({pc->tree, "keep"});
@@ -364,10 +367,15 @@ class SwitchOpt : public Pass {
         for (auto& [c, n] : options) figures += (figures.empty() ? "" : ", ") + n + " " + std::to_string(int64_t(c));
         where += " (profile, expected warp instructions: " + figures + ")";
         ctx_->count("profile-decisions");
-        const std::string& pick = options.front().second;
+        std::string pick = options.front().second;
         if (pick == "keep") return refuse("profile", brxRoot ? "the brx.idx costs least" : "the tree costs least");
         if (pick == "value-table") return doValueTable();
         if (pick == "predicate") return doPredicate("the profile");
+        if (pick == "hot-first") {
+          hotRun = pc->hotRun;
+          where += ", the run " + std::to_string(runs[size_t(hotRun)].lo) + ".." + std::to_string(runs[size_t(hotRun)].hi) + " tested first";
+          pick = "table";
+        }
         mode = pick;
       }
     }
@@ -454,7 +462,22 @@ class SwitchOpt : public Pass {
     for (BasicBlock* l : targets)
       if (!l->hasLabel()) f_->addLabel(l, "$Lsw");
     RegId idx = emitIndex(rootBlock, root, first);
-    emitRangeCheck(rootBlock, root, idx, span, dflt);
+    auto& blocks = f_->blocks();
+    size_t dispatchAt = rootIndex + 1;
+    BasicBlock* checkBlock = rootBlock;
+    if (hotRun >= 0) {
+      // The hot run's test ends the root; the range check gets a block of its own.
+      const Run& h = runs[size_t(hotRun)];
+      Instruction* br = f_->createInstruction(Opcode::Bra);
+      br->addOperand(Operand::label(h.target->label()));
+      br->setGuard(emitRunPredicate(rootBlock, root, h), false);
+      append(rootBlock, root, br);
+      tried_.insert(br);
+      checkBlock = f_->createBlock();
+      blocks.insert(blocks.begin() + long(dispatchAt++), checkBlock);
+      ctx_->count("hot-first");
+    }
+    emitRangeCheck(checkBlock, root, idx, span, dflt);
     BasicBlock* dispatch = f_->createBlock();
     Instruction* table = f_->createInstruction(Opcode::BranchTargets);
     uint32_t tableName = f_->parent()->intern(f_->freshName("$Lswt"));
@@ -470,8 +493,7 @@ class SwitchOpt : public Pass {
       place(root, i)->setParent(dispatch);
       dispatch->append(i);
     }
-    auto& blocks = f_->blocks();
-    blocks.insert(blocks.begin() + long(rootIndex) + 1, dispatch);
+    blocks.insert(blocks.begin() + long(dispatchAt), dispatch);
     ctx_->count("jump-tables");
     ctx_->count("cases", cases.size());
     if (!divergent && !scoped_)
@@ -1081,6 +1103,10 @@ class SwitchOpt : public Pass {
   // predicates and every body, once.
   struct ProfileCosts {
     double tree = 0, table = 0, valueTable = 0, predicate = 0, bst = 0;
+    // A jump table behind one test for the run most warp executions reach, when no test of the
+    // tree ever split a warp (`hotRun` indexes `runs`; -1: none).
+    double hot = std::numeric_limits<double>::infinity();
+    long hotRun = -1;
   };
 
   std::optional<ProfileCosts> profileCosts(const std::unordered_map<BasicBlock*, Test>& tests, const Test& root,
@@ -1116,11 +1142,13 @@ class SwitchOpt : public Pass {
       return pc;
     }
     std::map<BasicBlock*, double> reach;
+    bool uniformRuns = true;
     for (auto& [b, t] : tests) {
       if (t.isBrx()) return std::nullopt;  // counts per target are not in the profile
       const BranchCounts* c = ctx_->branchCounts(*t.bra);
       if (!c || c->indirect) return std::nullopt;  // a test the profile does not know
       pc.tree += 2.0 * double(c->executions());
+      uniformRuns = uniformRuns && c->divergent == 0;
       double taken = double(c->allTaken + c->divergent), fall = double(c->allNotTaken + c->divergent);
       bool trueTaken = !t.bra->guardNegated();
       for (bool side : {true, false}) {
@@ -1141,6 +1169,22 @@ class SwitchOpt : public Pass {
     }
     pc.tree += bodies;
     pc.table = double(tableOverhead(rc->divergent > 0)) * runsE + dispatched;
+    // One hot case first: its test (setp and bra, and a sub for a run of several values) in
+    // every execution, the table's fixed part only in the others. Only where every warp went
+    // one way at every test (then an edge's count is the executions that took it).
+    if (uniformRuns && hotFirst_) {
+      double best = 0;
+      for (size_t k = 0; k < runs.size(); ++k) {
+        const Run& r = runs[k];
+        size_t sameTarget = 0;
+        for (const Run& o : runs) sameTarget += o.target == r.target;
+        auto it = reach.find(r.target);
+        if (sameTarget != 1 || it == reach.end() || it->second <= best) continue;
+        best = it->second;
+        pc.hotRun = long(k);
+        pc.hot = (r.lo == r.hi ? 2.0 : 3.0) * runsE + double(tableOverhead(false)) * (runsE - std::min(best, runsE)) + dispatched;
+      }
+    }
     pc.bst = 2.0 * double(bstDepth(runs.size())) * runsE + dispatched;  // a uniform selector: one path, at most this long
     if (vt) pc.valueTable = runsE * (5.0 + double(vt->columns.size()) + (vt->branchDefault ? 2.0 : 0.0));
     if (ps) pc.predicate = runsE * double(planPredicates(root, runs, dflt, *ps, caseMasks_).cost + ps->size);
@@ -1158,7 +1202,7 @@ class SwitchOpt : public Pass {
   bool valueTable_ = true, scoped_ = false;
   std::string lowering_ = "auto";
   int64_t bstGain_ = 2, predicateLimit_ = 32;
-  bool speculate_ = true, caseMasks_ = true;
+  bool speculate_ = true, caseMasks_ = true, hotFirst_ = true;
   int64_t tailLimit_ = 0;
   double minDensity_ = 0.4;
 };
@@ -1187,6 +1231,9 @@ PassInfo switchOptPassInfo() {
                "auto without a profile, divergent dense selector: predicate the whole switch when its case bodies hold at most this many "
                "instructions and its predicates cost less than a table's branching (0: never)"},
               {"bst-gain", KnobType::Int, "2", "tests a balanced search tree must save on the longest path to replace a tree (auto)"},
+              {"hot-first", KnobType::Bool, "true",
+               "with a profile in which no test of the tree split a warp: a jump table may test the run most executions reach "
+               "first, when that costs fewer expected warp instructions"},
               {"tail-limit", KnobType::Int, "2",
                "a jump table on a uniform selector: copy a function end into each case that jumps to it when at most this many "
                "of its instructions remain to copy after what the cases do not touch moves before the table (0: never)"},
