@@ -87,7 +87,21 @@ class FunctionVerifier {
           known_.insert(i->payload());
   }
 
+  // Registers that share their printed name with another register (declared in another `{ }`
+  // scope): by RegId, the others of that name.
+  void collectSharedNames() {
+    std::unordered_map<std::string, std::vector<RegId>> byName;
+    for (RegId r = 0; r < f_.regs().size(); ++r) byName[f_.regName(r)].push_back(r);
+    sameName_.assign(f_.regs().size(), {});
+    for (auto& [name, regs] : byName)
+      if (regs.size() > 1)
+        for (RegId r : regs)
+          for (RegId o : regs)
+            if (o != r) sameName_[r].push_back(o);
+  }
+
   void checkLayoutAndScopes() {
+    collectSharedNames();
     std::vector<uint32_t> scopeStack{0};
     std::unordered_set<const BasicBlock*> inLayout(f_.blocks().begin(), f_.blocks().end());
     tables_ = collectBranchTargetTables(f_);
@@ -132,8 +146,19 @@ class FunctionVerifier {
       error(i.loc(), std::string(what) + " refers to a register that does not exist");
       return;
     }
-    if (!f_.scopeVisible(f_.reg(r).scope, scope))
+    if (!f_.scopeVisible(f_.reg(r).scope, scope)) {
       error(i.loc(), "register '" + f_.regName(r) + "' is used outside the scope that declares it");
+      return;
+    }
+    // Printed, the name means the register of the innermost scope that declares it here: a
+    // register of the same name declared in a scope nested inside r's and visible here
+    // shadows r (an instruction moved into that scope would name the other one).
+    if (r < sameName_.size())
+      for (RegId o : sameName_[r]) {
+        uint32_t os = f_.reg(o).scope;
+        if (os != f_.reg(r).scope && f_.scopeVisible(os, scope) && f_.scopeVisible(f_.reg(r).scope, os))
+          error(i.loc(), "register '" + f_.regName(r) + "' is shadowed here by the register of that name an inner scope declares");
+      }
   }
 
   void checkOperands(const Instruction& i, uint32_t scope, const std::unordered_set<const BasicBlock*>& inLayout) {
@@ -390,6 +415,7 @@ class FunctionVerifier {
   // StateSpace); the module's are in symbols_.
   std::unordered_map<uint32_t, uint32_t> spaces_;
   bool known(uint32_t name) const { return known_.count(name) || symbols_.names.count(name); }
+  std::vector<std::vector<RegId>> sameName_;
   BranchTargetTables tables_;
 };
 

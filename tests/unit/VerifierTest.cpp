@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "TestUtil.h"
 #include "ptxopt/ir/Cfg.h"
 #include "ptxopt/ir/Verifier.h"
@@ -92,6 +94,25 @@ TEST(Verifier, UnbalancedScopesAndUnknownSymbols) {
       }
   errs = verifyErrors(f);
   EXPECT_NE(errs.find("a '{' scope is never closed"), std::string::npos) << errs;
+}
+
+TEST(Verifier, ShadowedRegisterNames) {
+  // `add` reads the outer %r1; moved inside the braces, where %r1 names the inner register, it
+  // would print a name that means the other one (the scope reviews of 2026-11-26).
+  auto m = parseOk(kernel(".reg .b32 %r<3>;\nmov.u32 %r1, 5;\n{\n.reg .b32 %r<3>;\nmov.u32 %r1, 7;\n}\nadd.s32 %r2, %r1, 1;\nret;"));
+  Function& f = onlyFunction(*m);
+  EXPECT_EQ(verifyErrors(f), "");
+  BasicBlock* b = f.blocks().front();
+  auto& v = b->insts();
+  auto add = std::find_if(v.begin(), v.end(), [](Instruction* i) { return i->is(Opcode::Add); });
+  auto close = std::find_if(v.begin(), v.end(), [](Instruction* i) { return i->is(Opcode::ScopeEnd); });
+  ASSERT_TRUE(add != v.end() && close != v.end());
+  Instruction* moved = *add;
+  v.erase(add);
+  v.insert(std::find(v.begin(), v.end(), *close), moved);
+  std::string errs = verifyErrors(f);
+  EXPECT_NE(errs.find("register '%r1' is shadowed here by the register of that name an inner scope declares"), std::string::npos)
+      << errs;
 }
 
 TEST(Verifier, ContextNamesThePass) {
