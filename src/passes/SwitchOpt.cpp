@@ -415,7 +415,8 @@ class SwitchOpt : public Pass {
     }
     // A brx.idx kept in range by an and/rem is a jump table already; a compare tree would only
     // add tests.
-    if (brxRoot && mode == "auto") return refuse("table", "a brx.idx whose index an and or rem keeps in its table: a jump table already");
+    const char* brxAlready = "a brx.idx whose index an and or rem keeps in its table: a jump table already";
+    if (brxRoot && mode == "auto") return refuse("table", brxAlready);
     // LLVM's bit tests already test once per target (shl, and, setp): measured on a clang
     // kernel with two targets over eleven values, a jump table costs 100 estimated SASS
     // instructions where the bit tests, which ptxas then if-converts, cost 84 (predicated with
@@ -453,7 +454,7 @@ class SwitchOpt : public Pass {
     if (valueTable_) ctx_->remark(rootBlock, "no-value-table", where + ": " + vtWhy, {{"line", double(root.bra->loc().line)}});
 
     // A range check and the brx.idx behind it are a jump table already.
-    if (brxRoot) return refuse("table", "a brx.idx whose index an and or rem keeps in its table: a jump table already");
+    if (brxRoot) return refuse("table", brxAlready);
     if (tests.size() == 2) {
       for (auto& [b, t] : tests)
         if (t.isBrx()) return refuse("table", "a range check and a brx.idx: a jump table already");
@@ -1109,6 +1110,14 @@ class SwitchOpt : public Pass {
     long hotRun = -1;
   };
 
+  // A case block's warp instructions: its own and the jump to the join.
+  static double caseBlockCost(const BasicBlock* b) {
+    double size = 1;
+    for (const Instruction* i : b->insts())
+      if (!i->info().isPseudo() && i != b->terminator()) size += 1;
+    return size;
+  }
+
   std::optional<ProfileCosts> profileCosts(const std::unordered_map<BasicBlock*, Test>& tests, const Test& root,
                                            const std::vector<Run>& runs, BasicBlock* dflt, const PredicatedSwitch* ps,
                                            const ValueTable* vt) const {
@@ -1130,11 +1139,7 @@ class SwitchOpt : public Pass {
       std::set<BasicBlock*> places;
       for (BasicBlock* e : root.entries) places.insert(reader_->skipJumps(e));
       double sizes = 0;
-      for (BasicBlock* b : places) {
-        sizes += 1;  // the jump to the join
-        for (Instruction* i : b->insts())
-          if (!i->info().isPseudo() && i != b->terminator()) sizes += 1;
-      }
+      for (BasicBlock* b : places) sizes += caseBlockCost(b);
       pc.tree = double(tableOverhead(divergentRuns > 0) - 2) * runsE + pairs * sizes / double(places.size());
       pc.table = pc.bst = std::numeric_limits<double>::infinity();
       if (vt) pc.valueTable = runsE * (5.0 + double(vt->columns.size()) + (vt->branchDefault ? 2.0 : 0.0));
@@ -1161,9 +1166,7 @@ class SwitchOpt : public Pass {
     // per execution of the root.
     double bodies = 0, dispatched = 0;
     for (auto& [b, n] : reach) {
-      double size = 1;  // the jump to the join
-      for (Instruction* i : b->insts())
-        if (!i->info().isPseudo() && i != b->terminator()) size += 1;
+      double size = caseBlockCost(b);
       bodies += n * size;
       dispatched += std::min(n, runsE) * size;
     }
