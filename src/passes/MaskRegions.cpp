@@ -128,6 +128,8 @@ struct Plan {
   unsigned conjunctions = 0;
   unsigned speculated = 0;  // instructions left unguarded (private temporaries)
   unsigned ptxasKept = 0;   // conditional branches ptxas would keep (ptxasKeptBranches)
+  unsigned ptxasKeptLoads = 0;  // the same where it also keeps the branch around a loadBlock
+  unsigned loadBlocks = 0;      // blocks after E with kLoadBranchMin loads or more
   uint32_t exit = 0;        // X, the immediate post-dominator of E (RPO number)
   unsigned mergedDefs = 0;  // definitions in the region of registers live after it
 };
@@ -151,6 +153,7 @@ class MaskRegions : public Pass {
     bosccMin_ = k.getInt("boscc-min");
     divergenceCost_ = k.getFloat("divergence-cost");
     extraLatencyCheck_ = k.getBool("extra-latency-check");
+    loadBranchCheck_ = k.getBool("load-branch-check");
     thresholdCheck_ = k.getBool("threshold-check");
     loops_ = k.getBool("loops");
     speculate_ = k.getBool("speculate");
@@ -609,7 +612,10 @@ class MaskRegions : public Pass {
       live += d;
       p.liveMasks = std::max(p.liveMasks, unsigned(std::max(live, 0)));
     }
-    p.ptxasKept = ptxasKeptBranches(p, cfg);
+    p.ptxasKept = ptxasKeptBranches(p, cfg, false);
+    p.ptxasKeptLoads = ptxasKeptBranches(p, cfg, true);
+    for (uint32_t b : p.order)
+      if (b != e && loadsIn(*cfg.rpo[b]) >= kLoadBranchMin) ++p.loadBlocks;
     p.exit = x;
     for (uint32_t b : p.order) {
       if (b == e) continue;
@@ -639,14 +645,27 @@ class MaskRegions : public Pass {
     return slow(a, inB) && slow(b, inA);
   }
 
+  // ptxas 13.0 (sm_90) keeps one guarded load, or loads under different guards, predicated,
+  // but branches around two or more loads under one guard (with BSSY/BSYNC), next to a
+  // barrier or not; measured in tests/lit/passes/mask-regions/load-branch.test.
+  static constexpr unsigned kLoadBranchMin = 2;
+  static unsigned loadsIn(const BasicBlock& b) {
+    unsigned n = 0;
+    for (const Instruction* i : b.insts())
+      if (i->info().is(OpFlag::MemRead) && !i->info().is(OpFlag::MemWrite)) ++n;
+    return n;
+  }
+
   // How many of the region's conditional branches ptxas would keep. ptxas if-converts a
   // triangle or diamond whose sides are single blocks of at most kPtxasSideLimit instructions
   // (measured: docs/passes/select.md), and repeats, so that a converted inner diamond makes its
   // enclosing one a diamond too. This replays that on the region's blocks: a branch it collapses
-  // costs the branching form nothing that the straight-line form saves.
-  unsigned ptxasKeptBranches(const Plan& p, const CfgInfo& cfg) const {
+  // costs the branching form nothing that the straight-line form saves. With `withLoads`, a
+  // side of kLoadBranchMin loads or more is not collapsed either.
+  unsigned ptxasKeptBranches(const Plan& p, const CfgInfo& cfg, bool withLoads) const {
     struct Node {
       unsigned size = 0;
+      unsigned loads = 0;
       std::vector<uint32_t> succ;
       unsigned preds = 0;
       bool gone = false;
@@ -656,6 +675,7 @@ class MaskRegions : public Pass {
       Node& n = g[b];
       for (const Instruction* i : cfg.rpo[b]->insts())
         if (!(i == cfg.rpo[b]->terminator() && i->is(Opcode::Bra)) && !i->info().isPseudo()) ++n.size;
+      n.loads = loadsIn(*cfg.rpo[b]);
       n.succ = cfg.succ[b];
     }
     for (uint32_t b : p.order)
@@ -664,7 +684,7 @@ class MaskRegions : public Pass {
     auto side = [&](uint32_t s, uint32_t head) -> const Node* {
       auto it = g.find(s);
       if (it == g.end() || s == head || it->second.gone || it->second.preds != 1 || it->second.succ.size() != 1 ||
-          int64_t(it->second.size) > ptxasSideLimit_)
+          int64_t(it->second.size) > ptxasSideLimit_ || (withLoads && it->second.loads >= kLoadBranchMin))
         return nullptr;
       return &it->second;
     };
@@ -679,6 +699,7 @@ class MaskRegions : public Pass {
           auto it = g.find(n.succ[0]);
           if (it == g.end() || it->first == b || it->second.gone || it->second.preds != 1) break;
           n.size += it->second.size;
+          n.loads += it->second.loads;
           n.succ = it->second.succ;
           it->second.gone = true;
           again = true;
@@ -696,6 +717,7 @@ class MaskRegions : public Pass {
         for (auto [id, sn] : {std::pair{a, sa}, std::pair{c, sc}})
           if (sn) {
             n.size += sn->size;
+            n.loads += sn->loads;
             g[id].gone = true;
             ++joined;
           }
@@ -715,7 +737,8 @@ class MaskRegions : public Pass {
             {"depth", double(p.depth)},            {"branches", double(p.branches)},
             {"extra", double(p.extra)},            {"skips", double(p.skips)},
             {"live-masks", double(p.liveMasks)},   {"ptxas-kept", double(p.ptxasKept)},
-            {"merged-defs", double(p.mergedDefs)}};
+            {"merged-defs", double(p.mergedDefs)}, {"ptxas-kept-with-loads", double(p.ptxasKeptLoads)},
+            {"load-blocks", double(p.loadBlocks)}};
   }
 
   static std::string planText(const Plan& p) {
@@ -747,6 +770,12 @@ class MaskRegions : public Pass {
                              "no warp splits on it (threshold-check)");
     if (!c && extraLatencyCheck_ && longLatencyBothWays(p.order[0], p.exit, cfg))
       return no("extra-latency", "both ways hold long-latency arithmetic (extra-latency-check)");
+    // Converted, the region still has a branch around each block of loads, and ptxas would have
+    // predicated everything else itself: nothing to gain, the masks to pay (bitonic sort's
+    // compare-exchange steps). Applies with a profile too: it is about ptxas, not the data.
+    if (loadBranchCheck_ && p.ptxasKept == 0 && p.ptxasKeptLoads > 0 && p.loadBlocks >= p.ptxasKeptLoads)
+      return no("load-branch", "ptxas would predicate every branch but those around blocks with two or more loads, "
+                               "and branches around such a block again once it is guarded (load-branch-check)");
     if (c) {
       // The branching form's expected instructions per warp execution of E, from the counts
       // of every branch in the region: each block runs in the warp executions that reach it
@@ -944,7 +973,7 @@ class MaskRegions : public Pass {
   int64_t maxSize_ = 0, maxDepth_ = 0, maxLiveMasks_ = 0, maxExtra_ = 0, bosccMin_ = 0;
   double divergenceCost_ = 4;
   int64_t ptxasSideLimit_ = std::stoi(std::string(kPtxasSideLimit));
-  bool extraLatencyCheck_ = true, thresholdCheck_ = true, loops_ = false;
+  bool extraLatencyCheck_ = true, thresholdCheck_ = true, loops_ = false, loadBranchCheck_ = true;
   std::optional<ThreadIndexFacts> lanes_;  // of the current walk
   bool speculate_ = true;
   int syncVotes_ = 1;
@@ -966,6 +995,7 @@ PassInfo maskRegionsPassInfo() {
               {"speculate", KnobType::Bool, "true", "leave private temporaries of a block, and the first write of a register dead into the region, unguarded (only values that leave the block, memory and effects take the mask)"},
               {"extra-latency-check", KnobType::Bool, "true", "without a profile, keep a region when both ways of its branch hold long-latency arithmetic (div, rem, sqrt, transcendentals)"},
               {"threshold-check", KnobType::Bool, "true", "without a profile, keep a region whose branch compares the thread index with a warp-uniform bound (at most one warp of a CTA splits on it)"},
+              {"load-branch-check", KnobType::Bool, "true", "keep a region in which ptxas would predicate every branch but those around blocks with two or more loads: it branches around those blocks again once they are guarded"},
               {"loops", KnobType::Bool, "false", "loops whose exit diverges become uniform loops under a mask (vote.sync.any on the back edge)"},
               {"divergence-cost", KnobType::Float, "4", "with a profile: instructions a divergent branch costs beyond its sides and the branch"},
           },
