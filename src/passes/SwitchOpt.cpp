@@ -38,6 +38,7 @@
 
 #include "IfRegion.h"
 #include "CaseConstants.h"
+#include "SwitchCosts.h"
 #include "SwitchTails.h"
 #include "SwitchValueTable.h"
 #include "SwitchTree.h"
@@ -351,7 +352,13 @@ class SwitchOpt : public Pass {
     long hotRun = -1;  // with a profile: the run a jump table tests first
     // With a profile (auto): the lowering with the fewest expected warp instructions.
     if (mode == "auto") {
-      if (std::optional<ProfileCosts> pc = profileCosts(tests, root, runs, dflt, ps ? &*ps : nullptr, vt ? &*vt : nullptr)) {
+      // Per execution of the root: a value table issues its index, range check, address and one
+      // load per register (and the default's test); the predicated form its predicates and
+      // every body.
+      std::optional<double> vtCost, psCost;
+      if (vt) vtCost = 5.0 + double(vt->columns.size()) + (vt->branchDefault ? 2.0 : 0.0);
+      if (ps) psCost = double(planPredicates(root, runs, dflt, *ps, caseMasks_).cost + ps->size);
+      if (std::optional<ProfileCosts> pc = profileCosts(*ctx_, *reader_, tests, root, runs, vtCost, psCost, hotFirst_)) {
         // On a tie the earlier wins: the value table, then the jump table (tied with the
         // predicated form on switch_holes before case masks, it measured 201 against 220),
         // then the predicated switch, then the trees.
@@ -506,25 +513,6 @@ class SwitchOpt : public Pass {
   }
 
   // ---- compare trees ----------------------------------------------------------------------
-
-  // Consecutive case values with one target.
-  struct Run {
-    int64_t lo, hi;
-    BasicBlock* target;
-  };
-  // What ptxas 13.0 spends on a jump table beyond its cases' jumps to the join (sm_90 SASS of
-  // dense_switch and switch_uniform_selector): the range check and its branch, the index
-  // scaling, the table load, the offset's sign and the BRX; on a divergent selector also the
-  // reconvergence (BSSY and BSYNC) around it.
-  static unsigned tableOverhead(bool divergent) { return divergent ? 8 : 6; }
-  // Leaves of a search tree test up to this many runs in a row.
-  static constexpr size_t kLeafRuns = 3;
-
-  // Tests on the longest path of the balanced tree emitCompareTree builds over `n` runs.
-  static unsigned bstDepth(size_t n) {
-    if (n <= kLeafRuns) return unsigned(n);
-    return 1 + std::max(bstDepth(n / 2), bstDepth(n - n / 2));
-  }
 
   // Tests the value `v` passes through in the gathered tree.
   unsigned testsOnPath(const std::unordered_map<BasicBlock*, Test>& tests, BasicBlock* b, int64_t v) const {
@@ -1091,107 +1079,6 @@ class SwitchOpt : public Pass {
                      " registers, " + std::to_string(vt.stride * vt.rows.size()) + " bytes in " +
                      (vt.divergent ? ".global (divergent selector)" : ".const (uniform selector)"),
                  {{"line", double(root.bra->loc().line)}, {"span", double(span)}, {"registers", double(vt.columns.size())}});
-  }
-
-  // ---- the profile's cost model ------------------------------------------------------------
-  //
-  // Expected warp instructions of each lowering, from the tests' branch counts: a warp issues a
-  // test (setp and bra) each time it reaches it, and a case block (its instructions and the
-  // jump to the join) each time any of its lanes reach it, which is the count of the edge into
-  // it (all lanes or some). A table reaches the same case blocks after about six instructions
-  // (index, range check, load of the target, brx); a value table issues its index, range
-  // check, address and one load per register, once; the predicated form issues its
-  // predicates and every body, once.
-  struct ProfileCosts {
-    double tree = 0, table = 0, valueTable = 0, predicate = 0, bst = 0;
-    // A jump table behind one test for the run most warp executions reach, when no test of the
-    // tree ever split a warp (`hotRun` indexes `runs`; -1: none).
-    double hot = std::numeric_limits<double>::infinity();
-    long hotRun = -1;
-  };
-
-  // A case block's warp instructions: its own and the jump to the join.
-  static double caseBlockCost(const BasicBlock* b) {
-    double size = 1;
-    for (const Instruction* i : b->insts())
-      if (!i->info().isPseudo() && i != b->terminator()) size += 1;
-    return size;
-  }
-
-  std::optional<ProfileCosts> profileCosts(const std::unordered_map<BasicBlock*, Test>& tests, const Test& root,
-                                           const std::vector<Run>& runs, BasicBlock* dflt, const PredicatedSwitch* ps,
-                                           const ValueTable* vt) const {
-    const BranchCounts* rc = ctx_->branchCounts(*root.bra);
-    if (!rc || rc->indirect != root.isBrx() || rc->executions() == 0) return std::nullopt;
-    double runsE = double(rc->executions());
-    ProfileCosts pc;
-    if (root.isBrx()) {
-      // A root brx.idx on a bounded index, alone: the profile counts, per warp execution, the
-      // distinct places its lanes went. Kept, it costs its dispatch (a table's fixed part
-      // without the range check) and each place's block once per execution that reaches it,
-      // taken here at the blocks' mean size.
-      if (tests.size() != 1) return std::nullopt;
-      double pairs = 0, divergentRuns = 0;
-      for (auto& [k, n] : rc->distinctTargets) {
-        pairs += double(k) * double(n);
-        if (k > 1) divergentRuns += double(n);
-      }
-      std::set<BasicBlock*> places;
-      for (BasicBlock* e : root.entries) places.insert(reader_->skipJumps(e));
-      double sizes = 0;
-      for (BasicBlock* b : places) sizes += caseBlockCost(b);
-      pc.tree = double(tableOverhead(divergentRuns > 0) - 2) * runsE + pairs * sizes / double(places.size());
-      pc.table = pc.bst = std::numeric_limits<double>::infinity();
-      if (vt) pc.valueTable = runsE * (5.0 + double(vt->columns.size()) + (vt->branchDefault ? 2.0 : 0.0));
-      if (ps) pc.predicate = runsE * double(planPredicates(root, runs, dflt, *ps, caseMasks_).cost + ps->size);
-      return pc;
-    }
-    std::map<BasicBlock*, double> reach;
-    bool uniformRuns = true;
-    for (auto& [b, t] : tests) {
-      if (t.isBrx()) return std::nullopt;  // counts per target are not in the profile
-      const BranchCounts* c = ctx_->branchCounts(*t.bra);
-      if (!c || c->indirect) return std::nullopt;  // a test the profile does not know
-      pc.tree += 2.0 * double(c->executions());
-      uniformRuns = uniformRuns && c->divergent == 0;
-      double taken = double(c->allTaken + c->divergent), fall = double(c->allNotTaken + c->divergent);
-      bool trueTaken = !t.bra->guardNegated();
-      for (bool side : {true, false}) {
-        BasicBlock* to = reader_->skipJumps(side ? t.ifTrue : t.ifFalse);
-        if (!tests.count(to)) reach[to] += side == trueTaken ? taken : fall;
-      }
-    }
-    // In the tree a block runs once per edge into it that some lane takes (the lanes of
-    // different leaves reach it apart); behind one table or search-tree dispatch, at most once
-    // per execution of the root.
-    double bodies = 0, dispatched = 0;
-    for (auto& [b, n] : reach) {
-      double size = caseBlockCost(b);
-      bodies += n * size;
-      dispatched += std::min(n, runsE) * size;
-    }
-    pc.tree += bodies;
-    pc.table = double(tableOverhead(rc->divergent > 0)) * runsE + dispatched;
-    // One hot case first: its test (setp and bra, and a sub for a run of several values) in
-    // every execution, the table's fixed part only in the others. Only where every warp went
-    // one way at every test (then an edge's count is the executions that took it).
-    if (uniformRuns && hotFirst_) {
-      double best = 0;
-      for (size_t k = 0; k < runs.size(); ++k) {
-        const Run& r = runs[k];
-        size_t sameTarget = 0;
-        for (const Run& o : runs) sameTarget += o.target == r.target;
-        auto it = reach.find(r.target);
-        if (sameTarget != 1 || it == reach.end() || it->second <= best) continue;
-        best = it->second;
-        pc.hotRun = long(k);
-        pc.hot = (r.lo == r.hi ? 2.0 : 3.0) * runsE + double(tableOverhead(false)) * (runsE - std::min(best, runsE)) + dispatched;
-      }
-    }
-    pc.bst = 2.0 * double(bstDepth(runs.size())) * runsE + dispatched;  // a uniform selector: one path, at most this long
-    if (vt) pc.valueTable = runsE * (5.0 + double(vt->columns.size()) + (vt->branchDefault ? 2.0 : 0.0));
-    if (ps) pc.predicate = runsE * double(planPredicates(root, runs, dflt, *ps, caseMasks_).cost + ps->size);
-    return pc;
   }
 
   Function* f_ = nullptr;
