@@ -77,6 +77,21 @@ TEST(Signatures, EveryTableEntryParses) {
   }
 }
 
+// The table names a written result `d` (or `d_`, `{d}`); it is written only when it stands
+// before the `=`. activemask's shape once read "d:b32": its result counted as a read, so the
+// emulator never wrote the register and the analyses saw no definition.
+TEST(Signatures, ResultsNamedDAreWritten) {
+  for (uint32_t i = 0; i < static_cast<uint32_t>(Opcode::NumOpcodes); ++i) {
+    const Signature& sig = signatureOf(static_cast<Opcode>(i));
+    for (const OperandShape& shape : sig.shapes)
+      for (const OperandSpec& op : shape.ops)
+        if (op.name == "d" || op.name == "d_")
+          EXPECT_TRUE(op.def) << opcodeInfo(static_cast<Opcode>(i)).name << ": operand d is not written";
+  }
+  ASSERT_FALSE(signatureOf(Opcode::Activemask).shapes.empty());
+  EXPECT_EQ(signatureOf(Opcode::Activemask).shapes[0].numDefs, 1);
+}
+
 TEST(Signatures, GrammarErrorsAreReported) {
   Signature sig;
   std::string error;
