@@ -346,10 +346,54 @@ void CtaRunner::checkBarrier(uint32_t id) {
 }
 
 void CtaRunner::recheckBarriersAfterExit() {
-  for (Warp& w : warps_)
+  for (Warp& w : warps_) {
     if (w.barrier >= 0 && !w.warpArrived && w.live() && (w.arrived & w.live()) == w.live()) warpArrives(w);
+    if (w.warpSyncArrived && warpSyncComplete(w)) releaseWarpSync(w);
+  }
   for (uint32_t id = 0; id < 16; ++id)
     if (barriers_[id].arrivedWarps) checkBarrier(id);
+}
+
+// ---- bar.warp.sync ------------------------------------------------------------------------------
+//
+// A lane waits at bar.warp.sync until every live lane of its membermask has executed a
+// bar.warp.sync (any one: on sm_70 and later the lanes of a divergent warp may meet at different
+// instructions). Lanes of the mask that are on another path of the warp (another entry of its
+// stack) run until they arrive, while the arrived lanes' entries park. Lanes of the executing
+// entry whose guard is false pass it without taking part. When the lanes still missing cannot
+// arrive (they wait at their path's reconvergence point, which is behind the parked entries, or
+// at a CTA barrier), step() lets the parked lanes go on with those present.
+
+void CtaRunner::arriveWarpSync(Warp& w, const DInst& I, uint32_t exec) {
+  StackEntry& e = w.stack.back();
+  const uint64_t* m = I.nsrc ? e.frame->slot(I.src[0]) : nullptr;
+  uint32_t named = 0;
+  forLanes(exec, [&](int lane) { named |= m ? static_cast<uint32_t>(m[lane]) : 0xFFFFFFFFu; });
+  ++w.syncEpoch;
+  w.warpSyncArrived |= exec;
+  w.warpSyncNeeded |= named & ~(e.mask & ~exec);
+  ++e.pc;
+  if (warpSyncComplete(w)) {
+    releaseWarpSync(w);
+    return;
+  }
+  e.parked = true;
+  e.barrier = kWarpSyncPark;
+}
+
+bool CtaRunner::warpSyncComplete(const Warp& w) const {
+  uint32_t needed = w.warpSyncNeeded & w.live();
+  return (w.warpSyncArrived & needed) == needed;
+}
+
+void CtaRunner::releaseWarpSync(Warp& w) {
+  for (StackEntry& s : w.stack)
+    if (s.parked && s.barrier == kWarpSyncPark) {
+      s.parked = false;
+      s.barrier = -1;
+    }
+  w.warpSyncArrived = w.warpSyncNeeded = 0;
+  ++w.syncEpoch;
 }
 
 // ---- warp-collective operations -----------------------------------------------------------------
@@ -364,7 +408,6 @@ void CtaRunner::warpCollective(Warp& w, const DInst& I, uint32_t exec) {
     return (mask ? exec & static_cast<uint32_t>(mask[lane]) : exec) | (1u << lane);
   };
   switch (I.op) {
-    case XOp::WarpSync: return;
     case XOp::Activemask: {
       uint64_t* d = f->slot(I.dst[0]);
       forLanes(exec, [&](int lane) { d[lane] = exec; });

@@ -115,6 +115,9 @@ class CtaRunner {
   void warpArrives(Warp& w);
   void checkBarrier(uint32_t id);
   void recheckBarriersAfterExit();
+  void arriveWarpSync(Warp& w, const DInst& I, uint32_t exec);
+  bool warpSyncComplete(const Warp& w) const;
+  void releaseWarpSync(Warp& w);
 
   // Memory.
   uint64_t symbolAddress(Warp& w, const SymRef& s, int64_t offset, StateSpace& space);

@@ -109,6 +109,13 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       ++metrics.barriers;
       arriveBarrier(w, I, exec);
       return;
+    case XOp::WarpSync:
+      if (exec) {
+        arriveWarpSync(w, I, exec);
+      } else {
+        ++e.pc;
+      }
+      return;
     case XOp::Unsupported:
       if (exec) {
         const auto& u = L_.P.unsupported[I.call];
@@ -154,7 +161,6 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       case XOp::Ld: load(w, I, exec); break;
       case XOp::St: store(w, I, exec); break;
       case XOp::Atom: atomic(w, I, exec); break;
-      case XOp::WarpSync:
       case XOp::Shfl:
       case XOp::Vote:
       case XOp::Match:

@@ -470,7 +470,7 @@ void CtaRunner::run() {
           uint32_t waiting = 0;
           int bar = -1;
           for (const StackEntry& e : w.stack)
-            if (e.parked) {
+            if (e.parked && e.barrier >= 0) {
               waiting |= e.mask;
               bar = e.barrier;
             }
@@ -505,8 +505,12 @@ CtaRunner::Step CtaRunner::step(Warp& w, uint64_t quantum) {
       continue;
     }
     if (e.parked) {
-      if (!rotate(w)) return progressed ? Step::Progress : Step::Blocked;
-      continue;
+      if (rotate(w)) continue;
+      if (w.warpSyncArrived) {  // the lanes a bar.warp.sync waits for cannot come: go on without them
+        releaseWarpSync(w);
+        continue;
+      }
+      return progressed ? Step::Progress : Step::Blocked;
     }
     if (e.pc == e.rpc) {
       popTop(w);

@@ -58,8 +58,11 @@ struct StackEntry {
   uint32_t rpc = kNoPc;
   uint32_t mask = 0;
   bool parked = false;           // waiting at a barrier
-  int8_t barrier = -1;
+  int8_t barrier = -1;           // which: 0..15, or kWarpSyncPark for bar.warp.sync
 };
+
+// StackEntry::barrier of an entry whose lanes wait at a bar.warp.sync.
+inline constexpr int8_t kWarpSyncPark = -2;
 
 struct Warp {
   uint32_t index = 0;
@@ -76,6 +79,9 @@ struct Warp {
   int32_t barrier = -1;
   uint32_t arrived = 0;
   bool warpArrived = false;
+  // bar.warp.sync bookkeeping: the lanes that have arrived, and the live lanes their
+  // membermasks name.
+  uint32_t warpSyncArrived = 0, warpSyncNeeded = 0;
   uint32_t live() const { return valid & ~exited; }
 };
 
