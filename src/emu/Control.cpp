@@ -348,7 +348,7 @@ void CtaRunner::checkBarrier(uint32_t id) {
 void CtaRunner::recheckBarriersAfterExit() {
   for (Warp& w : warps_) {
     if (w.barrier >= 0 && !w.warpArrived && w.live() && (w.arrived & w.live()) == w.live()) warpArrives(w);
-    if (w.warpSyncArrived && warpSyncComplete(w)) releaseWarpSync(w);
+    if (!w.pendingSyncs.empty()) releaseWarpSyncs(w, false);
   }
   for (uint32_t id = 0; id < 16; ++id)
     if (barriers_[id].arrivedWarps) checkBarrier(id);
@@ -357,43 +357,55 @@ void CtaRunner::recheckBarriersAfterExit() {
 // ---- bar.warp.sync ------------------------------------------------------------------------------
 //
 // A lane waits at bar.warp.sync until every live lane of its membermask has executed a
-// bar.warp.sync (any one: on sm_70 and later the lanes of a divergent warp may meet at different
-// instructions). Lanes of the mask that are on another path of the warp (another entry of its
-// stack) run until they arrive, while the arrived lanes' entries park. Lanes of the executing
-// entry whose guard is false pass it without taking part. When the lanes still missing cannot
-// arrive (they wait at their path's reconvergence point, which is behind the parked entries, or
-// at a CTA barrier), step() lets the parked lanes go on with those present.
+// bar.warp.sync with the same membermask (on sm_70 and later the lanes of a divergent warp may
+// meet at different instructions). Lanes of the mask that are on another path of the warp
+// (another entry of its stack) run until they arrive, while the arrived lanes' entries park.
+// Lanes of the executing entry whose guard is false pass it without taking part. When the lanes
+// still missing cannot arrive (they wait at their path's reconvergence point, which is behind
+// the parked entries, or at a CTA barrier), step() lets the parked lanes go on with those
+// present. Lanes that pass different membermasks to one execution do not wait (the PTX ISA
+// leaves that undefined).
 
 void CtaRunner::arriveWarpSync(Warp& w, const DInst& I, uint32_t exec) {
   StackEntry& e = w.stack.back();
-  const uint64_t* m = I.nsrc ? e.frame->slot(I.src[0]) : nullptr;
-  uint32_t named = 0;
-  forLanes(exec, [&](int lane) { named |= m ? static_cast<uint32_t>(m[lane]) : 0xFFFFFFFFu; });
-  ++w.syncEpoch;
-  w.warpSyncArrived |= exec;
-  w.warpSyncNeeded |= named & ~(e.mask & ~exec);
   ++e.pc;
-  if (warpSyncComplete(w)) {
-    releaseWarpSync(w);
+  const uint64_t* mv = I.nsrc ? e.frame->slot(I.src[0]) : nullptr;
+  const uint32_t mask = mv ? static_cast<uint32_t>(mv[std::countr_zero(exec)]) : 0xFFFFFFFFu;
+  bool same = true;
+  forLanes(exec, [&](int lane) { same = same && (!mv || static_cast<uint32_t>(mv[lane]) == mask); });
+  if (!same) {
+    ++w.syncEpoch;
     return;
   }
+  auto it = std::find_if(w.pendingSyncs.begin(), w.pendingSyncs.end(), [&](const Warp::PendingSync& p) { return p.mask == mask; });
+  if (it == w.pendingSyncs.end()) it = w.pendingSyncs.insert(w.pendingSyncs.end(), Warp::PendingSync{mask, 0, 0});
+  it->arrived |= exec;
+  it->excused |= e.mask & ~exec;
   e.parked = true;
   e.barrier = kWarpSyncPark;
+  e.syncMask = mask;
+  releaseWarpSyncs(w, false);
 }
 
-bool CtaRunner::warpSyncComplete(const Warp& w) const {
-  uint32_t needed = w.warpSyncNeeded & w.live();
-  return (w.warpSyncArrived & needed) == needed;
-}
-
-void CtaRunner::releaseWarpSync(Warp& w) {
-  for (StackEntry& s : w.stack)
-    if (s.parked && s.barrier == kWarpSyncPark) {
-      s.parked = false;
-      s.barrier = -1;
+// Releases the groups that are complete (every live lane of the mask arrived or excused), or,
+// with `all`, every group.
+void CtaRunner::releaseWarpSyncs(Warp& w, bool all) {
+  const uint32_t live = w.live();
+  for (size_t k = 0; k < w.pendingSyncs.size();) {
+    const Warp::PendingSync p = w.pendingSyncs[k];
+    const uint32_t needed = p.mask & live & ~p.excused;
+    if (!all && (p.arrived & needed) != needed) {
+      ++k;
+      continue;
     }
-  w.warpSyncArrived = w.warpSyncNeeded = 0;
-  ++w.syncEpoch;
+    for (StackEntry& s : w.stack)
+      if (s.parked && s.barrier == kWarpSyncPark && s.syncMask == p.mask) {
+        s.parked = false;
+        s.barrier = -1;
+      }
+    w.pendingSyncs.erase(w.pendingSyncs.begin() + static_cast<long>(k));
+    ++w.syncEpoch;  // accesses before the sync are ordered before those after it
+  }
 }
 
 // ---- warp-collective operations -----------------------------------------------------------------

@@ -116,8 +116,7 @@ class CtaRunner {
   void checkBarrier(uint32_t id);
   void recheckBarriersAfterExit();
   void arriveWarpSync(Warp& w, const DInst& I, uint32_t exec);
-  bool warpSyncComplete(const Warp& w) const;
-  void releaseWarpSync(Warp& w);
+  void releaseWarpSyncs(Warp& w, bool all);
 
   // Memory.
   uint64_t symbolAddress(Warp& w, const SymRef& s, int64_t offset, StateSpace& space);

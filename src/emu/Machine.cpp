@@ -506,8 +506,8 @@ CtaRunner::Step CtaRunner::step(Warp& w, uint64_t quantum) {
     }
     if (e.parked) {
       if (rotate(w)) continue;
-      if (w.warpSyncArrived) {  // the lanes a bar.warp.sync waits for cannot come: go on without them
-        releaseWarpSync(w);
+      if (!w.pendingSyncs.empty()) {  // the lanes a bar.warp.sync waits for cannot come: go on without them
+        releaseWarpSyncs(w, true);
         continue;
       }
       return progressed ? Step::Progress : Step::Blocked;

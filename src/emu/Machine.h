@@ -59,6 +59,7 @@ struct StackEntry {
   uint32_t mask = 0;
   bool parked = false;           // waiting at a barrier
   int8_t barrier = -1;           // which: 0..15, or kWarpSyncPark for bar.warp.sync
+  uint32_t syncMask = 0;         // at a bar.warp.sync: its membermask
 };
 
 // StackEntry::barrier of an entry whose lanes wait at a bar.warp.sync.
@@ -79,9 +80,12 @@ struct Warp {
   int32_t barrier = -1;
   uint32_t arrived = 0;
   bool warpArrived = false;
-  // bar.warp.sync bookkeeping: the lanes that have arrived, and the live lanes their
-  // membermasks name.
-  uint32_t warpSyncArrived = 0, warpSyncNeeded = 0;
+  // bar.warp.sync bookkeeping, one group per membermask value that lanes wait with: the lanes
+  // that have arrived, and those of the mask that passed it without taking part (guard false).
+  struct PendingSync {
+    uint32_t mask = 0, arrived = 0, excused = 0;
+  };
+  std::vector<PendingSync> pendingSyncs;
   uint32_t live() const { return valid & ~exited; }
 };
 

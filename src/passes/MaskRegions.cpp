@@ -647,12 +647,15 @@ class MaskRegions : public Pass {
 
   // ptxas 13.0 (sm_90) keeps one guarded load, or loads under different guards, predicated,
   // but branches around two or more loads under one guard (with BSSY/BSYNC), next to a
-  // barrier or not; measured in tests/lit/passes/mask-regions/load-branch.test.
+  // barrier or not; measured in tests/lit/passes/mask-regions/load-branch.test. Parameters and
+  // constants are not counted: ptxas reads them as constant-bank operands.
   static constexpr unsigned kLoadBranchMin = 2;
   static unsigned loadsIn(const BasicBlock& b) {
     unsigned n = 0;
     for (const Instruction* i : b.insts())
-      if (i->info().is(OpFlag::MemRead) && !i->info().is(OpFlag::MemWrite)) ++n;
+      if (i->info().is(OpFlag::MemRead) && !i->info().is(OpFlag::MemWrite) && !isParamSpace(i->space()) &&
+          i->space() != StateSpace::Const)
+        ++n;
     return n;
   }
 
