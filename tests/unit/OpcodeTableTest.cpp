@@ -83,10 +83,13 @@ TEST(Signatures, EveryTableEntryParses) {
 TEST(Signatures, ResultsNamedDAreWritten) {
   for (uint32_t i = 0; i < static_cast<uint32_t>(Opcode::NumOpcodes); ++i) {
     const Signature& sig = signatureOf(static_cast<Opcode>(i));
-    for (const OperandShape& shape : sig.shapes)
-      for (const OperandSpec& op : shape.ops)
-        if (op.name == "d" || op.name == "d_")
+    for (const OperandShape& shape : sig.shapes) {
+      for (const OperandSpec& op : shape.ops) {
+        if (op.name == "d" || op.name == "d_") {
           EXPECT_TRUE(op.def) << opcodeInfo(static_cast<Opcode>(i)).name << ": operand d is not written";
+        }
+      }
+    }
   }
   ASSERT_FALSE(signatureOf(Opcode::Activemask).shapes.empty());
   EXPECT_EQ(signatureOf(Opcode::Activemask).shapes[0].numDefs, 1);
