@@ -653,8 +653,30 @@ void Gen::genWarpExchange(const Ctx& c) {
   }
   unsigned w = static_cast<unsigned>(rng.below(kRowWords));
   const char* mask = rng.pick<const char*>({"-1", "0xFFFFFFFF", "0xffffffff"});
-  emit(fmt::format("st.shared.u32 \t[{}+{}], {}", e.shRow.text, 4 * w, pickReg(Kind::B32, Uni::Div).text));
-  emit(fmt::format("bar.warp.sync \t{}", mask));
+  bool split = rng.chance(30);
+  if (!split) {
+    emit(fmt::format("st.shared.u32 \t[{}+{}], {}", e.shRow.text, 4 * w, pickReg(Kind::B32, Uni::Div).text));
+    emit(fmt::format("bar.warp.sync \t{}", mask));
+  } else {
+    // The first sync split over the two sides of a branch that splits the warp (sm_70 and
+    // later: the lanes of a mask meet at any bar.warp.sync with that mask). Either side may
+    // write the lane's word; a side that does not leaves the word the row had, which every
+    // lane's own earlier writes decided.
+    Value p = newReg(Kind::Pred, Uni::Div);
+    emit(fmt::format("setp.{}.u32 \t{}, {}, {}", rng.pick<const char*>({"lt", "ge"}), p.text, e.lane.text, rng.range(1, 31)));
+    std::string other = newLabel("wsplit"), join = newLabel("wsplit_join");
+    auto side = [&]() {
+      if (rng.chance(70))
+        emit(fmt::format("st.shared.u32 \t[{}+{}], {}", e.shRow.text, 4 * w, pickReg(Kind::B32, Uni::Div).text));
+      emit(fmt::format("bar.warp.sync \t{}", mask));
+    };
+    emit(fmt::format("@{} bra \t{}", p.text, other));
+    side();
+    emit(fmt::format("bra.uni \t{}", join));
+    label(other);
+    side();
+    label(join);
+  }
   // Partner lane in the same warp: (lane ^ k) or (lane + k) & 31.
   Value l = newReg(Kind::B32, Uni::Div);
   if (rng.coin()) {
@@ -673,7 +695,7 @@ void Gen::genWarpExchange(const Ctx& c) {
   Value d = dest(Kind::B32, Uni::Div, c);
   emit(fmt::format("ld.shared.u32 \t{}, [{}+{}]", d.text, a.text, 4 * w));
   emit(fmt::format("bar.warp.sync \t{}", mask));
-  shape("exchange.warp");
+  shape(split ? "exchange.warp_split" : "exchange.warp");
 }
 
 void Gen::genAccSnapshot(const Ctx& c) {
