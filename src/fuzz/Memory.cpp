@@ -600,6 +600,24 @@ void Gen::genExchange(const Ctx& c) {
   }
 }
 
+// The two sides of `@p bra`, joined again: each may store a value to the thread's row word `w`
+// (with `storePercent` percent chance) and then executes `sync`.
+void Gen::emitSplitSync(const Value& p, unsigned w, unsigned storePercent, const std::string& sync, const char* hint) {
+  const Env& e = fn_->env;
+  std::string other = newLabel(hint), join = newLabel((std::string(hint) + "_join").c_str());
+  auto side = [&]() {
+    if (rng.chance(storePercent))
+      emit(fmt::format("st.shared.u32 \t[{}+{}], {}", e.shRow.text, 4 * w, pickReg(Kind::B32, Uni::Div).text));
+    emit(sync);
+  };
+  emit(fmt::format("@{} bra \t{}", p.text, other));
+  side();
+  emit(fmt::format("bra.uni \t{}", join));
+  label(other);
+  side();
+  label(join);
+}
+
 // A CTA-wide exchange whose first barrier is split over the two sides of a branch that is the
 // same in every lane of a warp but not in every warp (on the warp number, or on a vote): each
 // warp waits at its side's barrier, and the two pair with each other (barrier.sync, not the
@@ -625,18 +643,7 @@ void Gen::genSplitExchange(const Ctx& c) {
     Value m = warpMask(c);
     emit(fmt::format("vote.sync.{}.pred \t{}, {}, {}", rng.pick<const char*>({"any", "all"}), p.text, q.text, m.text));
   }
-  std::string other = newLabel("split"), join = newLabel("split_join");
-  auto side = [&]() {
-    if (rng.chance(60))
-      emit(fmt::format("st.shared.u32 \t[{}+{}], {}", e.shRow.text, 4 * w, pickReg(Kind::B32, Uni::Div).text));
-    emit("barrier.sync \t0");
-  };
-  emit(fmt::format("@{} bra \t{}", p.text, other));
-  side();
-  emit(fmt::format("bra.uni \t{}", join));
-  label(other);
-  side();
-  label(join);
+  emitSplitSync(p, w, 60, "barrier.sync \t0", "split");
   Value q = newReg(Kind::B32, Uni::Div);
   emit(fmt::format("add.s32 \t{}, {}, {}", q.text, e.tid.text, rng.pick<unsigned>({32, B - 32, B / 2})));
   emit(fmt::format("rem.u32 \t{}, {}, {}", q.text, q.text, B));
@@ -664,18 +671,7 @@ void Gen::genWarpExchange(const Ctx& c) {
     // lane's own earlier writes decided.
     Value p = newReg(Kind::Pred, Uni::Div);
     emit(fmt::format("setp.{}.u32 \t{}, {}, {}", rng.pick<const char*>({"lt", "ge"}), p.text, e.lane.text, rng.range(1, 31)));
-    std::string other = newLabel("wsplit"), join = newLabel("wsplit_join");
-    auto side = [&]() {
-      if (rng.chance(70))
-        emit(fmt::format("st.shared.u32 \t[{}+{}], {}", e.shRow.text, 4 * w, pickReg(Kind::B32, Uni::Div).text));
-      emit(fmt::format("bar.warp.sync \t{}", mask));
-    };
-    emit(fmt::format("@{} bra \t{}", p.text, other));
-    side();
-    emit(fmt::format("bra.uni \t{}", join));
-    label(other);
-    side();
-    label(join);
+    emitSplitSync(p, w, 70, fmt::format("bar.warp.sync \t{}", mask), "wsplit");
   }
   // Partner lane in the same warp: (lane ^ k) or (lane + k) & 31.
   Value l = newReg(Kind::B32, Uni::Div);
