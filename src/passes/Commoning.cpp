@@ -57,12 +57,6 @@ bool readsAny(const Instruction& i, const Set& regs) {
 class Commoning : public Pass {
  public:
   PassResult run(Function& f, FunctionAnalysisManager&, PassContext& ctx) override {
-    // Sides move into their header (or into the merge block): across a { } scope that holds a
-    // label or a branch, the names they print could mean other registers (scopeSpansBlocks).
-    if (scopeSpansBlocks(f)) {
-      ctx.count("scoped-functions");
-      return PassResult::unchanged();
-    }
     ctx_ = &ctx;
     const KnobValues& k = ctx.knobs();
     window_ = k.getInt("window");
@@ -203,7 +197,10 @@ PassInfo commoningPassInfo() {
               {"window", KnobType::Int, "32", "instructions searched after `@%p X` for its `@!%p X`"},
               {"max-chain", KnobType::Int, "4", "most blocks in one side of a diamond"},
           },
-          [] { return std::make_unique<Commoning>(); }};
+          [] { return std::make_unique<Commoning>(); },
+          /*testingAid=*/false,
+          /*usesCallSummaries=*/false,
+          /*skipsScopedFunctions=*/true};
 }
 
 }  // namespace ptxopt

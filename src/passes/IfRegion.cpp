@@ -123,19 +123,6 @@ std::string whyNotPredicable(const Instruction& i) {
   return {};
 }
 
-bool scopeSpansBlocks(const Function& f) {
-  int open = 0;
-  for (const BasicBlock* b : f.blocks()) {
-    if (open > 0 && b->hasLabel()) return true;  // a label inside the braces
-    for (const Instruction* i : b->insts()) {
-      if (i->is(Opcode::ScopeBegin)) ++open;
-      else if (i->is(Opcode::ScopeEnd)) --open;
-      else if (open > 0 && i == b->terminator() && i->info().is(OpFlag::Branch)) return true;  // a branch inside them
-    }
-  }
-  return false;
-}
-
 void replaceIfRegion(Function& f, const IfRegion& r, std::vector<Instruction*> body,
                      std::unordered_set<const BasicBlock*>& removed) {
   BasicBlock* h = r.header;

@@ -75,11 +75,6 @@ ProfileDecision decideByProfile(const BranchCounts& c, double taken, double fall
 // lanes are the ones that branched), calls, and terminators inside a side.
 std::string whyNotPredicable(const Instruction& i);
 
-// Whether a `{ }` scope of the function holds a label or a branch. Register names declared in such a scope mean other registers outside it, so code
-// moved from one block into another may change what the names it prints refer to; passes that
-// move code between blocks without checking scopes leave such functions alone.
-bool scopeSpansBlocks(const Function& f);
-
 // Whether `i`, an instruction of one way (a side, a case, a block under a mask) of a construct
 // that becomes one line of guarded code, may run unguarded, for every lane, as the first write of
 // what it writes: it has no guard, cannot fault or have an effect, no earlier instruction of the

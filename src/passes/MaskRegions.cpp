@@ -137,12 +137,6 @@ struct Plan {
 class MaskRegions : public Pass {
  public:
   PassResult run(Function& f, FunctionAnalysisManager& am, PassContext& ctx) override {
-    // Sides move into their header (or into the merge block): across a { } scope that holds a
-    // label or a branch, the names they print could mean other registers (scopeSpansBlocks).
-    if (scopeSpansBlocks(f)) {
-      ctx.count("scoped-functions");
-      return PassResult::unchanged();
-    }
     f_ = &f;
     ctx_ = &ctx;
     const KnobValues& k = ctx.knobs();
@@ -1002,7 +996,10 @@ PassInfo maskRegionsPassInfo() {
               {"loops", KnobType::Bool, "false", "loops whose exit diverges become uniform loops under a mask (vote.sync.any on the back edge)"},
               {"divergence-cost", KnobType::Float, "4", "with a profile: instructions a divergent branch costs beyond its sides and the branch"},
           },
-          [] { return std::make_unique<MaskRegions>(); }};
+          [] { return std::make_unique<MaskRegions>(); },
+          /*testingAid=*/false,
+          /*usesCallSummaries=*/false,
+          /*skipsScopedFunctions=*/true};
 }
 
 }  // namespace ptxopt

@@ -101,4 +101,17 @@ void PassContext::remark(const BasicBlock* block, std::string decision, std::str
   remarks_.push_back(std::move(r));
 }
 
+bool scopeSpansBlocks(const Function& f) {
+  int open = 0;
+  for (const BasicBlock* b : f.blocks()) {
+    if (open > 0 && b->hasLabel()) return true;  // a label inside the braces
+    for (const Instruction* i : b->insts()) {
+      if (i->is(Opcode::ScopeBegin)) ++open;
+      else if (i->is(Opcode::ScopeEnd)) --open;
+      else if (open > 0 && i == b->terminator() && i->info().is(OpFlag::Branch)) return true;  // a branch inside them
+    }
+  }
+  return false;
+}
+
 }  // namespace ptxopt

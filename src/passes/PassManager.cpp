@@ -129,10 +129,15 @@ PassRunResult PassManager::run(Module& m, DiagEngine& diags) {
       PassContext ctx(info.name, f, knobValues_[k], callSummaries ? &*callSummaries : nullptr, options_.profile);
       auto start = std::chrono::steady_clock::now();
       PassResult result;
-      try {
-        result = info.create()->run(f, am, ctx);
-      } catch (const std::exception& e) {
-        result = PassResult::failure(std::string("internal error: ") + e.what());
+      if (info.skipsScopedFunctions && scopeSpansBlocks(f)) {
+        ctx.count("scoped-functions");
+        result = PassResult::unchanged();
+      } else {
+        try {
+          result = info.create()->run(f, am, ctx);
+        } catch (const std::exception& e) {
+          result = PassResult::failure(std::string("internal error: ") + e.what());
+        }
       }
       r.seconds[name] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (result.status == PassResult::Status::Failure) {

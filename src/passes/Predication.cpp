@@ -71,12 +71,6 @@ struct Region {
 class Predication : public Pass {
  public:
   PassResult run(Function& f, FunctionAnalysisManager& am, PassContext& ctx) override {
-    // Sides move into their header (or into the merge block): across a { } scope that holds a
-    // label or a branch, the names they print could mean other registers (scopeSpansBlocks).
-    if (scopeSpansBlocks(f)) {
-      ctx.count("scoped-functions");
-      return PassResult::unchanged();
-    }
     f_ = &f;
     ctx_ = &ctx;
     const KnobValues& k = ctx.knobs();
@@ -432,7 +426,10 @@ PassInfo predicationPassInfo() {
                "leave a side's private temporaries, and the first write of a register dead at the branch, unguarded (only values that leave the side, memory and effects take the guard)"},
               {"max-extra-passes", KnobType::Int, "1", "walks after the first while something changed (1: the last one retries near misses only)"},
           },
-          [] { return std::make_unique<Predication>(); }};
+          [] { return std::make_unique<Predication>(); },
+          /*testingAid=*/false,
+          /*usesCallSummaries=*/false,
+          /*skipsScopedFunctions=*/true};
 }
 
 }  // namespace ptxopt

@@ -53,12 +53,6 @@ struct SideFacts {
 class Select : public Pass {
  public:
   PassResult run(Function& f, FunctionAnalysisManager& am, PassContext& ctx) override {
-    // Sides move into their header (or into the merge block): across a { } scope that holds a
-    // label or a branch, the names they print could mean other registers (scopeSpansBlocks).
-    if (scopeSpansBlocks(f)) {
-      ctx.count("scoped-functions");
-      return PassResult::unchanged();
-    }
     f_ = &f;
     ctx_ = &ctx;
     const KnobValues& k = ctx.knobs();
@@ -328,7 +322,10 @@ PassInfo selectPassInfo() {
               {"guard-effects-in-triangles", KnobType::Bool, "false", "with guard-effects, triangles too (else diamonds only)"},
               {"divergence-cost", KnobType::Float, "4", "with a profile: instructions a divergent branch costs beyond both sides and the branch (reconvergence)"},
           },
-          [] { return std::make_unique<Select>(); }};
+          [] { return std::make_unique<Select>(); },
+          /*testingAid=*/false,
+          /*usesCallSummaries=*/false,
+          /*skipsScopedFunctions=*/true};
 }
 
 }  // namespace ptxopt

@@ -130,7 +130,16 @@ struct PassInfo {
   // before the functions are optimized (in parallel): a snapshot, sound as long as no pass adds
   // memory accesses or barriers to a function.
   bool usesCallSummaries = false;
+  // The pass moves instructions between blocks without tracking `{ }` scopes: the pass manager
+  // leaves a function alone in which a scope holds a label or a branch (scopeSpansBlocks),
+  // counting `<pass>.scoped-functions`.
+  bool skipsScopedFunctions = false;
 };
+
+// Whether a `{ }` scope of the function holds a label or a branch. Register names declared in
+// such a scope mean other registers outside it, so code moved from one block into another may
+// change what the names it prints refer to.
+bool scopeSpansBlocks(const Function& f);
 
 // Every pass, in a fixed order (PassRegistry.cpp).
 const std::vector<PassInfo>& allPasses();
