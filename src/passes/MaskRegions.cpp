@@ -32,8 +32,10 @@
 //
 // Refused: regions with barriers, warp collectives, calls, exits or loops inside, branch
 // tables or debug sections naming a label inside, warp-uniform entry branches (a warp runs one
-// side), and regions beyond the knobs' limits. With --profile-use the expected instructions of
-// both forms decide.
+// side), and regions beyond the knobs' limits. The expected instructions of both forms decide,
+// from the profile's counts with --profile-use and otherwise with every branch that may diverge
+// assumed to split in divergence-prior of its executions; a region the model keeps keeps its
+// inner branches (keep-inner).
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -146,6 +148,9 @@ class MaskRegions : public Pass {
     maxExtra_ = k.getInt("max-extra");
     bosccMin_ = k.getInt("boscc-min");
     divergenceCost_ = k.getFloat("divergence-cost");
+    prior_ = k.getFloat("divergence-prior");
+    keepInner_ = k.getBool("keep-inner");
+    ptxasTriangleCheck_ = k.getBool("ptxas-triangle-check");
     extraLatencyCheck_ = k.getBool("extra-latency-check");
     loadBranchCheck_ = k.getBool("load-branch-check");
     thresholdCheck_ = k.getBool("threshold-check");
@@ -176,6 +181,7 @@ class MaskRegions : public Pass {
             if (v.empty() || v.back() != b) v.push_back(b);
           });
       lanes_.emplace(cfg.rpo, uni.everDivergent());
+      uni_ = &uni;
       pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
       touched_.clear();
       for (uint32_t e = 0; e < cfg.size(); ++e) {
@@ -744,6 +750,64 @@ class MaskRegions : public Pass {
            std::to_string(p.skips) + " skips), " + std::to_string(p.liveMasks) + " masks live at most";
   }
 
+  // The expected instructions per warp execution of E of the straight-line and the branching
+  // form. With counts for E's branch (`c`) every branch of the region takes its own counts
+  // where the profile has them; without, each branch the uniformity analysis says may diverge
+  // splits in `divergence-prior` of the executions that reach it and goes either way evenly in
+  // the others, and a warp-uniform one never splits. Each block runs in the warp executions
+  // that reach it (a join after a divergent branch once), each conditional branch costs one
+  // more and divergence-cost more when it splits. The straight-line form runs everything, the
+  // added instructions included, on every entry.
+  std::pair<double, double> expectedCosts(const Plan& p, const CfgInfo& cfg, const BranchCounts* c) const {
+    std::vector<double> runs(cfg.size(), 0);
+    double n = c ? double(c->executions()) : 1.0;
+    runs[p.order[0]] = n;
+    // Fractions of the executions reaching `q` that take its taken edge, its fall-through, and
+    // that split.
+    struct Odds {
+      double taken, fall, split;
+    };
+    auto odds = [&](uint32_t q) {
+      const BranchCounts* qc = c ? usableCounts(*ctx_, *cfg.rpo[q]->terminator()) : nullptr;
+      if (qc && qc->executions()) {
+        double e = double(qc->executions());
+        return Odds{double(qc->allTaken + qc->divergent) / e, double(qc->allNotTaken + qc->divergent) / e,
+                    qc->divergentFraction()};
+      }
+      if (c) return Odds{0.5, 0.5, 0.5};
+      double d = uni_->isDivergentBranch(cfg.rpo[q]) ? std::min(prior_, 1.0) : 0.0;
+      return Odds{(1 + d) / 2, (1 + d) / 2, d};
+    };
+    double branching = 0, linear = 0;
+    for (uint32_t b : p.order) {
+      const BasicBlock* B = cfg.rpo[b];
+      double here = runs[b];
+      if (b != p.order[0]) {
+        for (uint32_t q : cfg.pred[b]) {
+          if (cfg.succ[q].size() != 2) {
+            here += runs[q];
+            continue;
+          }
+          Odds o = odds(q);
+          here += (cfg.rpo[q]->successor(EdgeKind::Taken) == B ? o.taken : o.fall) * runs[q];
+        }
+        // Lanes of one warp execution meet again at a join: at most once per entry.
+        here = std::min(here, n);
+        runs[b] = here;
+      }
+      double insts = 0;
+      for (const Instruction* i : B->insts())
+        if (!(i == B->terminator() && i->is(Opcode::Bra)) && !i->info().isPseudo()) ++insts;
+      if (b != p.order[0]) {
+        branching += here * insts;
+        linear += n * insts;
+      }
+      if (cfg.succ[b].size() == 2) branching += here + odds(b).split * here * divergenceCost_;
+    }
+    linear += n * double(p.extra);
+    return {linear / n, branching / n};
+  }
+
   bool decide(const Plan& p, const CfgInfo& cfg) {
     BasicBlock* E = const_cast<BasicBlock*>(cfg.rpo[p.order[0]]);
     Instruction* br = conditionalBranch(*E);
@@ -773,63 +837,33 @@ class MaskRegions : public Pass {
     if (loadBranchCheck_ && p.ptxasKept == 0 && p.ptxasKeptLoads > 0 && p.loadBlocks >= p.ptxasKeptLoads)
       return no("load-branch", "ptxas would predicate every branch but those around blocks with two or more loads, "
                                "and branches around such a block again once it is guarded (load-branch-check)");
-    if (c) {
-      // The branching form's expected instructions per warp execution of E, from the counts
-      // of every branch in the region: each block runs in the warp executions that reach it
-      // (a join after a divergent branch once), each conditional branch costs one more and
-      // divergence-cost more when it splits. The straight-line form runs everything but the
-      // skipped sides.
-      std::vector<double> runs(cfg.size(), 0), splits(cfg.size(), 0);
-      double n = double(c->executions());
-      runs[p.order[0]] = n;
-      double branching = 0, linear = 0;
-      for (uint32_t b : p.order) {
-        const BasicBlock* B = cfg.rpo[b];
-        double here = runs[b];
-        if (b != p.order[0]) {
-          for (uint32_t q : cfg.pred[b]) {
-            const BasicBlock* Q = cfg.rpo[q];
-            if (cfg.succ[q].size() != 2) {
-              here += runs[q];
-              continue;
-            }
-            const Instruction* t = Q->terminator();
-            const BranchCounts* qc = usableCounts(*ctx_, *t);
-            double taken = qc ? double(qc->allTaken + qc->divergent) : runs[q] / 2;
-            double fall = qc ? double(qc->allNotTaken + qc->divergent) : runs[q] / 2;
-            double scale = qc && qc->executions() ? runs[q] / double(qc->executions()) : 1;
-            here += (Q->successor(EdgeKind::Taken) == B ? taken : fall) * scale;
-          }
-          // Lanes of one warp execution meet again at a join: at most once per entry.
-          here = std::min(here, n);
-          runs[b] = here;
-        }
-        double insts = 0;
-        for (const Instruction* i : B->insts())
-          if (!(i == B->terminator() && i->is(Opcode::Bra)) && !i->info().isPseudo()) ++insts;
-        if (b != p.order[0]) {
-          branching += here * insts;
-          linear += n * insts;
-        }
-        if (cfg.succ[b].size() == 2) {
-          const BranchCounts* bc = usableCounts(*ctx_, *B->terminator());
-          double split = bc && bc->executions() ? bc->divergentFraction() * here : here / 2;
-          splits[b] = split;
-          branching += here + split * divergenceCost_;
-        }
-      }
-      linear += n * double(p.extra);
-      branching /= n;
-      linear /= n;
-      char buf[200];
-      std::snprintf(buf, sizeof buf, "profile: %llu executions; expected %.2f instructions straight-line against %.2f branching",
-                    static_cast<unsigned long long>(c->executions()), linear, branching);
+    // One branch ptxas would predicate itself: converted, it writes `@%m add %r, ...` where
+    // ptxas's own if-conversion writes `@P IADD3`, and for such a guarded definition of a value
+    // live after the region ptxas emits the instruction unguarded plus a SEL of the old value.
+    if (ptxasTriangleCheck_ && p.branches == 1 && p.ptxasKept == 0 && p.mergedDefs > 0)
+      return no("ptxas-triangle", "ptxas predicates the branch's sides itself, and a guarded definition of a value live "
+                                  "after the region costs it a SEL (ptxas-triangle-check)");
+    if (c || prior_ >= 0) {
+      auto [linear, branching] = expectedCosts(p, cfg, c);
+      char buf[240];
+      if (c)
+        std::snprintf(buf, sizeof buf, "profile: %llu executions; expected %.2f instructions straight-line against %.2f branching",
+                      static_cast<unsigned long long>(c->executions()), linear, branching);
+      else
+        std::snprintf(buf, sizeof buf, "no profile: with divergence-prior %.2f, expected %.2f instructions straight-line against %.2f branching",
+                      prior_, linear, branching);
       why = buf;
+      const char* tag = c ? "profile" : "prior";
       if (linear > branching) {
-        ctx_->count("profile-refused");
-        return no("profile", why);
+        ctx_->count(std::string(tag) + "-refused");
+        bool r = no(tag, why);
+        if (keepInner_)
+          for (uint32_t b : p.order)
+            if (b != p.order[0])
+              if (const Instruction* ib = conditionalBranch(*const_cast<BasicBlock*>(cfg.rpo[b]))) refused_.insert(ib);
+        return r;
       }
-      ctx_->count("profile-accepted");
+      ctx_->count(std::string(tag) + "-accepted");
     }
     ctx_->count("converted");
     ctx_->count("converted-depth-" + std::to_string(std::min(p.depth, 4u)));
@@ -968,7 +1002,9 @@ class MaskRegions : public Pass {
   std::unordered_set<const Instruction*> refused_, skipBranches_;
   std::unordered_set<const BasicBlock*> touched_;  // blocks of the regions converted in this walk
   int64_t maxSize_ = 0, maxDepth_ = 0, maxLiveMasks_ = 0, maxExtra_ = 0, bosccMin_ = 0;
-  double divergenceCost_ = 4;
+  double divergenceCost_ = 4, prior_ = -1;
+  bool keepInner_ = true, ptxasTriangleCheck_ = true;
+  const UniformityInfo* uni_ = nullptr;  // of the current walk
   int64_t ptxasSideLimit_ = std::stoi(std::string(kPtxasSideLimit));
   bool extraLatencyCheck_ = true, thresholdCheck_ = true, loops_ = false, loadBranchCheck_ = true;
   std::optional<ThreadIndexFacts> lanes_;  // of the current walk
@@ -995,6 +1031,9 @@ PassInfo maskRegionsPassInfo() {
               {"load-branch-check", KnobType::Bool, "true", "keep a region in which ptxas would predicate every branch but those around blocks with two or more loads: it branches around those blocks again once they are guarded"},
               {"loops", KnobType::Bool, "false", "loops whose exit diverges become uniform loops under a mask (vote.sync.any on the back edge)"},
               {"divergence-cost", KnobType::Float, "4", "with a profile: instructions a divergent branch costs beyond its sides and the branch"},
+              {"divergence-prior", KnobType::Float, "0.5", "without a profile: the share of the executions of a branch that may diverge in which it splits, for the expected-cost model; negative: no model, convert what the limits allow"},
+              {"keep-inner", KnobType::Bool, "true", "a region the expected-cost model keeps keeps its inner branches too (no conversion of its inner regions one by one)"},
+              {"ptxas-triangle-check", KnobType::Bool, "true", "keep a one-branch region whose sides ptxas predicates itself when it defines a register live after it (ptxas makes a SEL of the guarded definition)"},
           },
           [] { return std::make_unique<MaskRegions>(); },
           /*testingAid=*/false,
