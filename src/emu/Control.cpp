@@ -354,56 +354,102 @@ void CtaRunner::recheckBarriersAfterExit() {
     if (barriers_[id].arrivedWarps) checkBarrier(id);
 }
 
-// ---- bar.warp.sync ------------------------------------------------------------------------------
+// ---- bar.warp.sync and the .sync collectives ------------------------------------------------------
 //
 // A lane waits at bar.warp.sync until every live lane of its membermask has executed a
 // bar.warp.sync with the same membermask (on sm_70 and later the lanes of a divergent warp may
-// meet at different instructions). Lanes of the mask that are on another path of the warp
-// (another entry of its stack) run until they arrive, while the arrived lanes' entries park.
-// Lanes of the executing entry whose guard is false pass it without taking part. When the lanes
-// still missing cannot arrive (they wait at their path's reconvergence point, which is behind
-// the parked entries, or at a CTA barrier), step() lets the parked lanes go on with those
-// present. Lanes that pass different membermasks to one execution do not wait (the PTX ISA
-// leaves that undefined).
+// meet at different instructions). The .sync collectives (shfl, vote, match, redux) wait the same
+// way, for the lanes of their membermask to execute the same operation with the same qualifiers
+// and membermask, and then combine the values of every lane that arrived. Lanes of the mask that
+// are on another path of the warp (another entry of its stack) run until they arrive, while the
+// arrived lanes' entries park. Lanes of the executing entry whose guard is false pass it without
+// taking part. When the lanes still missing cannot arrive (they wait at their path's
+// reconvergence point, which is behind the parked entries, or at a CTA barrier), step() lets the
+// parked lanes go on with those present. Lanes that pass different membermasks to one execution
+// do not wait (the PTX ISA leaves that undefined).
+
+namespace {
+
+// Where an instruction that waits for its membermask reads it: nullptr for none (activemask,
+// vote without .sync, shfl without .sync).
+const uint64_t* memberMask(const DInst& I, Frame* f) {
+  switch (I.op) {
+    case XOp::WarpSync: return I.nsrc ? f->slot(I.src[0]) : nullptr;
+    case XOp::Shfl: return I.sync && I.nsrc > 3 ? f->slot(I.src[3]) : nullptr;
+    case XOp::Vote: return I.nsrc > 1 ? f->slot(I.src[1]) : nullptr;
+    case XOp::Match:
+    case XOp::Redux: return f->slot(I.src[1]);
+    default: return nullptr;
+  }
+}
+
+// Whether two arrivals are the same operation for the group: bar.warp.sync with bar.warp.sync, or
+// a collective with the same operation and qualifiers.
+bool sameOperation(const DInst& a, const DInst& b) {
+  if (a.op != b.op) return false;
+  switch (a.op) {
+    case XOp::Shfl: return a.shfl == b.shfl;
+    case XOp::Vote: return a.vote == b.vote;
+    case XOp::Match: return a.matchAll == b.matchAll && a.t == b.t;
+    case XOp::Redux: return a.redux == b.redux && a.t == b.t;
+    default: return true;
+  }
+}
+
+}  // namespace
 
 void CtaRunner::arriveWarpSync(Warp& w, const DInst& I, uint32_t exec) {
   StackEntry& e = w.stack.back();
-  ++e.pc;
-  const uint64_t* mv = I.nsrc ? e.frame->slot(I.src[0]) : nullptr;
+  Frame* f = e.frame;
+  const uint64_t* mv = memberMask(I, f);
   const uint32_t mask = mv ? static_cast<uint32_t>(mv[std::countr_zero(exec)]) : 0xFFFFFFFFu;
   bool same = true;
   forLanes(exec, [&](int lane) { same = same && (!mv || static_cast<uint32_t>(mv[lane]) == mask); });
-  if (!same) {
+  const bool collective = I.op != XOp::WarpSync;
+  auto group = std::find_if(w.pendingSyncs.begin(), w.pendingSyncs.end(), [&](const Warp::PendingSync& p) {
+    return p.mask == mask && p.parts.empty() != collective && (!collective || sameOperation(*p.parts[0].inst, I));
+  });
+  // Nothing to wait for: mixed masks, or every live lane of the mask is on this path and no
+  // other path waits with the same operation.
+  if (!same || (!(mask & w.live() & ~e.mask) && group == w.pendingSyncs.end())) {
+    ++e.pc;
     ++w.syncEpoch;
+    if (collective) combineCollective({Warp::CollectivePart{&I, f, exec}});
     return;
   }
-  auto it = std::find_if(w.pendingSyncs.begin(), w.pendingSyncs.end(), [&](const Warp::PendingSync& p) { return p.mask == mask; });
-  if (it == w.pendingSyncs.end()) it = w.pendingSyncs.insert(w.pendingSyncs.end(), Warp::PendingSync{mask, 0, 0});
-  it->arrived |= exec;
-  it->excused |= e.mask & ~exec;
+  ++e.pc;
+  if (group == w.pendingSyncs.end()) {
+    group = w.pendingSyncs.insert(w.pendingSyncs.end(), Warp::PendingSync{});
+    group->mask = mask;
+    group->id = w.nextSyncGroup++;
+  }
+  group->arrived |= exec;
+  group->excused |= e.mask & ~exec;
+  if (collective) group->parts.push_back(Warp::CollectivePart{&I, f, exec});
   e.parked = true;
   e.barrier = kWarpSyncPark;
-  e.syncMask = mask;
+  e.syncGroup = group->id;
   releaseWarpSyncs(w, false);
 }
 
 // Releases the groups that are complete (every live lane of the mask arrived or excused), or,
-// with `all`, every group.
+// with `all`, every group; a collective's group computes its results first.
 void CtaRunner::releaseWarpSyncs(Warp& w, bool all) {
   const uint32_t live = w.live();
   for (size_t k = 0; k < w.pendingSyncs.size();) {
-    const Warp::PendingSync p = w.pendingSyncs[k];
-    const uint32_t needed = p.mask & live & ~p.excused;
-    if (!all && (p.arrived & needed) != needed) {
+    const uint32_t needed = w.pendingSyncs[k].mask & live & ~w.pendingSyncs[k].excused;
+    if (!all && (w.pendingSyncs[k].arrived & needed) != needed) {
       ++k;
       continue;
     }
+    Warp::PendingSync p = std::move(w.pendingSyncs[k]);
+    w.pendingSyncs.erase(w.pendingSyncs.begin() + static_cast<long>(k));
+    if (!p.parts.empty()) combineCollective(p.parts);
     for (StackEntry& s : w.stack)
-      if (s.parked && s.barrier == kWarpSyncPark && s.syncMask == p.mask) {
+      if (s.parked && s.barrier == kWarpSyncPark && s.syncGroup == p.id) {
         s.parked = false;
         s.barrier = -1;
       }
-    w.pendingSyncs.erase(w.pendingSyncs.begin() + static_cast<long>(k));
     ++w.syncEpoch;  // accesses before the sync are ordered before those after it
   }
 }
@@ -411,30 +457,55 @@ void CtaRunner::releaseWarpSyncs(Warp& w, bool all) {
 // ---- warp-collective operations -----------------------------------------------------------------
 
 void CtaRunner::warpCollective(Warp& w, const DInst& I, uint32_t exec) {
-  Frame* f = w.stack.back().frame;
+  if (I.op == XOp::Activemask) {
+    uint64_t* d = w.stack.back().frame->slot(I.dst[0]);
+    forLanes(exec, [&](int lane) { d[lane] = exec; });
+    return;
+  }
+  if (memberMask(I, w.stack.back().frame)) {
+    arriveWarpSync(w, I, exec);
+    return;
+  }
+  ++w.stack.back().pc;
   ++w.syncEpoch;
-  // The lanes a lane's collective operation combines: those of its membermask that execute the
-  // instruction with it (itself always included). Lanes named in the mask that are elsewhere
-  // (divergent or exited) do not take part.
-  auto group = [&](int lane, const uint64_t* mask) -> uint32_t {
-    return (mask ? exec & static_cast<uint32_t>(mask[lane]) : exec) | (1u << lane);
+  combineCollective({Warp::CollectivePart{&I, w.stack.back().frame, exec}});
+}
+
+// One execution of a collective over the lanes of every part: each part's lanes read their own
+// operands and write their own destinations (the parts may be different instructions of one
+// operation). The lanes a lane combines with are those of its membermask among the lanes that
+// take part (itself always included); lanes named in the mask that are elsewhere (divergent and
+// never arrived, or exited) do not take part. A shfl from a lane that does not take part reads
+// that lane's register, as the reading lane's instruction names it, as it is.
+void CtaRunner::combineCollective(const std::vector<Warp::CollectivePart>& parts) {
+  int8_t owner[32];
+  std::fill(std::begin(owner), std::end(owner), int8_t(-1));
+  uint32_t all = 0;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    all |= parts[k].lanes;
+    forLanes(parts[k].lanes, [&](int lane) { owner[lane] = static_cast<int8_t>(k); });
+  }
+  const DInst& I = *parts[0].inst;
+  // Source operand `k` of lane `x`, as lane `reader`'s part names it when `x` takes no part.
+  auto in = [&](int k, int x, int reader) -> uint64_t {
+    const Warp::CollectivePart& P = parts[static_cast<size_t>(owner[x] >= 0 ? owner[x] : owner[reader])];
+    return P.frame->slot(P.inst->src[k])[x];
+  };
+  auto out = [&](int k, int lane, uint64_t v) {
+    const Warp::CollectivePart& P = parts[static_cast<size_t>(owner[lane])];
+    if (k < P.inst->ndst) P.frame->slot(P.inst->dst[k])[lane] = v;
+  };
+  const bool hasMask = I.op == XOp::Shfl ? false : I.op != XOp::Vote || I.nsrc > 1;
+  auto group = [&](int lane) -> uint32_t {
+    return (hasMask ? all & static_cast<uint32_t>(in(1, lane, lane)) : all) | (1u << lane);
   };
   switch (I.op) {
-    case XOp::Activemask: {
-      uint64_t* d = f->slot(I.dst[0]);
-      forLanes(exec, [&](int lane) { d[lane] = exec; });
-      return;
-    }
     case XOp::Shfl: {
-      uint64_t* d = f->slot(I.dst[0]);
-      uint64_t* p = I.ndst > 1 ? f->slot(I.dst[1]) : nullptr;
-      const uint64_t *a = f->slot(I.src[0]), *b = f->slot(I.src[1]), *c = f->slot(I.src[2]);
-      uint64_t src[32];
-      for (int k = 0; k < 32; ++k) src[k] = a[k] & 0xFFFFFFFFu;
-      forLanes(exec, [&](int lane) {
-        int bval = static_cast<int>(b[lane] & 31);
-        int cval = static_cast<int>(c[lane] & 31);
-        int segmask = static_cast<int>((c[lane] >> 8) & 31);
+      forLanes(all, [&](int lane) {
+        int bval = static_cast<int>(in(1, lane, lane) & 31);
+        uint64_t c = in(2, lane, lane);
+        int cval = static_cast<int>(c & 31);
+        int segmask = static_cast<int>((c >> 8) & 31);
         int maxLane = (lane & segmask) | (cval & ~segmask);
         int minLane = lane & segmask;
         int j = lane;
@@ -446,58 +517,50 @@ void CtaRunner::warpCollective(Warp& w, const DInst& I, uint32_t exec) {
           case ShflMode::Idx: j = minLane | (bval & ~segmask); pval = j <= maxLane; break;
         }
         if (!pval) j = lane;
-        d[lane] = src[j & 31];
-        if (p) p[lane] = pval;
+        out(0, lane, in(0, j & 31, lane) & 0xFFFFFFFFu);
+        out(1, lane, pval);
       });
       return;
     }
     case XOp::Vote: {
-      uint64_t* d = f->slot(I.dst[0]);
-      const uint64_t* a = f->slot(I.src[0]);
-      const uint64_t* m = I.nsrc > 1 ? f->slot(I.src[1]) : nullptr;
-      bool negate = I.negMask & 1;
       uint32_t ballot = 0;
-      forLanes(exec, [&](int lane) { ballot |= static_cast<uint32_t>(((a[lane] & 1) != 0) != negate) << lane; });
-      forLanes(exec, [&](int lane) {
-        uint32_t g = group(lane, m), b = ballot & g;
+      forLanes(all, [&](int lane) {
+        bool negate = parts[static_cast<size_t>(owner[lane])].inst->negMask & 1;
+        ballot |= static_cast<uint32_t>(((in(0, lane, lane) & 1) != 0) != negate) << lane;
+      });
+      forLanes(all, [&](int lane) {
+        uint32_t g = group(lane), b = ballot & g;
         switch (I.vote) {
-          case VoteMode::All: d[lane] = b == g; break;
-          case VoteMode::Any: d[lane] = b != 0; break;
-          case VoteMode::Uni: d[lane] = b == 0 || b == g; break;
-          case VoteMode::Ballot: d[lane] = b; break;
+          case VoteMode::All: out(0, lane, b == g); break;
+          case VoteMode::Any: out(0, lane, b != 0); break;
+          case VoteMode::Uni: out(0, lane, b == 0 || b == g); break;
+          case VoteMode::Ballot: out(0, lane, b); break;
         }
       });
       return;
     }
     case XOp::Match: {
-      uint64_t* d = f->slot(I.dst[0]);
-      uint64_t* p = I.ndst > 1 ? f->slot(I.dst[1]) : nullptr;
-      const uint64_t* a = f->slot(I.src[0]);
-      const uint64_t* mm = f->slot(I.src[1]);
       uint64_t m = widthMask(typeBits(I.t));
-      forLanes(exec, [&](int lane) {
-        uint32_t g = group(lane, mm), same = 0;
-        forLanes(g, [&](int o) { same |= static_cast<uint32_t>((a[o] & m) == (a[lane] & m)) << o; });
+      forLanes(all, [&](int lane) {
+        uint32_t g = group(lane), same = 0;
+        forLanes(g, [&](int o) { same |= static_cast<uint32_t>((in(0, o, lane) & m) == (in(0, lane, lane) & m)) << o; });
         if (!I.matchAll) {
-          d[lane] = same;
+          out(0, lane, same);
         } else {
-          d[lane] = same == g ? g : 0;
-          if (p) p[lane] = same == g;
+          out(0, lane, same == g ? g : 0);
+          out(1, lane, same == g);
         }
       });
       return;
     }
     case XOp::Redux: {
-      uint64_t* d = f->slot(I.dst[0]);
-      const uint64_t* a = f->slot(I.src[0]);
-      const uint64_t* mm = f->slot(I.src[1]);
       bool sg = isSignedType(I.t);
-      forLanes(exec, [&](int lane) {
-        uint32_t g = group(lane, mm);
+      forLanes(all, [&](int lane) {
+        uint32_t g = group(lane);
         int first = std::countr_zero(g);
-        uint64_t acc = a[first] & 0xFFFFFFFFu;
+        uint64_t acc = in(0, first, lane) & 0xFFFFFFFFu;
         forLanes(g & ~(1u << first), [&](int o) {
-          uint64_t x = a[o] & 0xFFFFFFFFu;
+          uint64_t x = in(0, o, lane) & 0xFFFFFFFFu;
           switch (I.redux) {
             case ReduxOp::Add: acc = (acc + x) & 0xFFFFFFFFu; break;
             case ReduxOp::Min: acc = sg ? (signExtend(x, 32) < signExtend(acc, 32) ? x : acc) : std::min(acc, x); break;
@@ -507,7 +570,7 @@ void CtaRunner::warpCollective(Warp& w, const DInst& I, uint32_t exec) {
             case ReduxOp::Xor: acc ^= x; break;
           }
         });
-        d[lane] = acc;
+        out(0, lane, acc);
       });
       return;
     }

@@ -164,7 +164,7 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       case XOp::Shfl:
       case XOp::Vote:
       case XOp::Match:
-      case XOp::Redux:
+      case XOp::Redux: warpCollective(w, I, exec); return;  // it advances (or parks) the entry
       case XOp::Activemask: warpCollective(w, I, exec); break;
       default: faultAt(w, std::countr_zero(exec), I, "internal error: no semantics for this instruction");
     }

@@ -59,10 +59,10 @@ struct StackEntry {
   uint32_t mask = 0;
   bool parked = false;           // waiting at a barrier
   int8_t barrier = -1;           // which: 0..15, or kWarpSyncPark for bar.warp.sync
-  uint32_t syncMask = 0;         // at a bar.warp.sync: its membermask
+  uint64_t syncGroup = 0;        // at a bar.warp.sync or .sync collective: its Warp::PendingSync
 };
 
-// StackEntry::barrier of an entry whose lanes wait at a bar.warp.sync.
+// StackEntry::barrier of an entry whose lanes wait at a bar.warp.sync or a .sync collective.
 inline constexpr int8_t kWarpSyncPark = -2;
 
 struct Warp {
@@ -80,12 +80,23 @@ struct Warp {
   int32_t barrier = -1;
   uint32_t arrived = 0;
   bool warpArrived = false;
-  // bar.warp.sync bookkeeping, one group per membermask value that lanes wait with: the lanes
-  // that have arrived, and those of the mask that passed it without taking part (guard false).
+  // Lanes waiting at bar.warp.sync or at a .sync collective (shfl, vote, match, redux) for the
+  // rest of their membermask, one group per membermask value (and, for a collective, per
+  // operation and qualifiers): the lanes that have arrived, those of the mask that passed it
+  // without taking part (guard false), and, for a collective, where each arrival's operands
+  // and results are (the operation runs once, over every part, when the group completes).
+  struct CollectivePart {
+    const DInst* inst = nullptr;
+    Frame* frame = nullptr;
+    uint32_t lanes = 0;
+  };
   struct PendingSync {
     uint32_t mask = 0, arrived = 0, excused = 0;
+    uint64_t id = 0;
+    std::vector<CollectivePart> parts;  // empty for bar.warp.sync
   };
   std::vector<PendingSync> pendingSyncs;
+  uint64_t nextSyncGroup = 1;
   uint32_t live() const { return valid & ~exited; }
 };
 

@@ -211,6 +211,7 @@ class Gen {
   void readSharedRow(const Value& thread, unsigned w, const Ctx& c);  // word w of thread's shared row
   void genSplitExchange(const Ctx& c);  // CTA-wide exchange, first barrier split over a warp-level branch
   void genWarpExchange(const Ctx& c);  // warp-wide exchange through shared + bar.warp.sync
+  void genSplitCollective(const Ctx& c);
   void emitSplitSync(const Value& p, unsigned w, unsigned storePercent, const std::string& sync, const char* hint);
   void genAccSnapshot(const Ctx& c);   // read the shared accumulators between two barriers
   Value address(const Value& base, const Value& index, unsigned scale);  // base + index*scale

@@ -33,7 +33,7 @@ Value Gen::collectiveDest(Kind k, Uni u, bool full, const Ctx& c, unsigned reuse
 void Gen::genWarpOp(const Ctx& c) {
   bool full = warpFull(c);
   Uni collective = full ? Uni::Warp : Uni::Div;  // level of results that every member sees alike
-  switch (rng.weighted({full ? 30u : 8u, 20, 10, 12, 6, 4})) {
+  switch (rng.weighted({full ? 30u : 8u, 20, 10, 12, 6, 4, full ? 6u : 0u})) {
     case 0: {
       if (!full) {  // broadcast from the lowest active lane: the only lane known to take part
         Value m = warpMask(c);
@@ -128,13 +128,73 @@ void Gen::genWarpOp(const Ctx& c) {
       shape("warp.activemask");
       break;
     }
-    default: {
+    case 5: {
       Value m = warpMask(c);
       emit(fmt::format("bar.warp.sync \t{}", m.text));
       shape("warp.bar_warp_sync");
       break;
     }
+    default: genSplitCollective(c); break;
   }
+}
+
+// In a whole warp, one collective split over the two sides of a branch that splits the warp:
+// each side runs the same operation with the same qualifiers and the full membermask, on a
+// source of its own, into the same register. On sm_70 and later the lanes of the mask meet at
+// either instruction and the operation combines all 32, wherever the compiler lets the sides
+// reconverge (PTX ISA: a .sync collective waits for every non-exited lane of its mask), so the
+// result may be read.
+void Gen::genSplitCollective(const Ctx& c) {
+  const Env& e = fn_->env;
+  Value p = newReg(Kind::Pred, Uni::Div);
+  emit(fmt::format("setp.{}.u32 \t{}, {}, {}", rng.pick<const char*>({"lt", "ge"}), p.text, e.lane.text, rng.range(1, 31)));
+  Value a = pickReg(Kind::B32, Uni::Div), b = pickReg(Kind::B32, Uni::Div);
+  const char* mask = rng.pick<const char*>({"-1", "0xFFFFFFFF", "0xffffffff"});
+  std::string op;  // {0}: the destination, {1}: the side's source
+  const char* kind = "";
+  switch (rng.below(4)) {
+    case 0: {
+      const char* mode = rng.pick<const char*>({"up", "down", "bfly", "idx"});
+      op = fmt::format("shfl.sync.{}.b32 \t{{0}}, {{1}}, {}, {}, {}", mode, rng.range(0, 31),
+                       std::string(mode) == "up" ? 0 : 0x1f, mask);
+      kind = "shfl";
+      break;
+    }
+    case 1:
+      op = fmt::format("redux.sync.{} \t{{0}}, {{1}}, {}", rng.pick<const char*>({"add.u32", "min.s32", "max.u32", "xor.b32"}), mask);
+      kind = "redux";
+      break;
+    case 2:
+      op = fmt::format("match.any.sync.b32 \t{{0}}, {{1}}, {}", mask);
+      kind = "match";
+      break;
+    default: {
+      // A ballot of a predicate each side computes from its source.
+      Value q = newReg(Kind::Pred, Uni::Div), r = newReg(Kind::Pred, Uni::Div);
+      unsigned bit = static_cast<unsigned>(rng.range(0, 31));
+      emit(fmt::format("setp.ne.b32 \t{}, {}, 0", q.text, a.text));
+      emit(fmt::format("setp.lt.s32 \t{}, {}, {}", r.text, b.text, bit));
+      Value d = dest(Kind::B32, Uni::Div, c);
+      std::string other = newLabel("csplit"), join = newLabel("csplit_join");
+      emit(fmt::format("@{} bra \t{}", p.text, other));
+      emit(fmt::format("vote.sync.ballot.b32 \t{}, {}, {}", d.text, q.text, mask));
+      emit(fmt::format("bra.uni \t{}", join));
+      label(other);
+      emit(fmt::format("vote.sync.ballot.b32 \t{}, {}{}, {}", d.text, rng.coin() ? "!" : "", r.text, mask));
+      label(join);
+      shape("warp.split_collective.vote");
+      return;
+    }
+  }
+  Value d = dest(Kind::B32, Uni::Div, c);
+  std::string other = newLabel("csplit"), join = newLabel("csplit_join");
+  emit(fmt::format("@{} bra \t{}", p.text, other));
+  emit(fmt::format(fmt::runtime(op), d.text, a.text));
+  emit(fmt::format("bra.uni \t{}", join));
+  label(other);
+  emit(fmt::format(fmt::runtime(op), d.text, b.text));
+  label(join);
+  shape(std::string("warp.split_collective.") + kind);
 }
 
 void Gen::barrier() {
