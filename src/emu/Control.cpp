@@ -3,6 +3,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <span>
 
 #include "Cta.h"
 #include "Printf.h"
@@ -365,8 +366,8 @@ void CtaRunner::recheckBarriersAfterExit() {
 // arrived lanes' entries park. Lanes of the executing entry whose guard is false pass it without
 // taking part. When the lanes still missing cannot arrive (they wait at their path's
 // reconvergence point, which is behind the parked entries, or at a CTA barrier), step() lets the
-// parked lanes go on with those present. Lanes that pass different membermasks to one execution
-// do not wait (the PTX ISA leaves that undefined).
+// parked lanes go on with those present. Lanes of one path that pass different membermasks
+// split into one path per mask value at the instruction, each waiting for its own mask.
 
 namespace {
 
@@ -405,16 +406,29 @@ void CtaRunner::arriveWarpSync(Warp& w, const DInst& I, uint32_t exec) {
   const uint32_t mask = mv ? static_cast<uint32_t>(mv[std::countr_zero(exec)]) : 0xFFFFFFFFu;
   bool same = true;
   forLanes(exec, [&](int lane) { same = same && (!mv || static_cast<uint32_t>(mv[lane]) == mask); });
+  if (!same) {
+    // Lanes that pass different membermasks each wait for their own mask: the entry splits by
+    // mask value at this instruction (the guard-false lanes go with the first group) and the
+    // paths meet again after it.
+    LaneGroups paths = groupLanes(exec, [&](int lane) { return static_cast<uint32_t>(mv[lane]); });
+    for (auto& p : paths) p.first = e.pc;
+    paths[0].second |= e.mask & ~exec;
+    diverge(w, paths, e.pc + 1);
+    return;
+  }
   const bool collective = I.op != XOp::WarpSync;
   auto group = std::find_if(w.pendingSyncs.begin(), w.pendingSyncs.end(), [&](const Warp::PendingSync& p) {
     return p.mask == mask && p.parts.empty() != collective && (!collective || sameOperation(*p.parts[0].inst, I));
   });
-  // Nothing to wait for: mixed masks, or every live lane of the mask is on this path and no
-  // other path waits with the same operation.
-  if (!same || (!(mask & w.live() & ~e.mask) && group == w.pendingSyncs.end())) {
+  // Nothing to wait for: every live lane of the mask is on this path and no other path waits
+  // with the same operation.
+  if (!(mask & w.live() & ~e.mask) && group == w.pendingSyncs.end()) {
     ++e.pc;
     ++w.syncEpoch;
-    if (collective) combineCollective({Warp::CollectivePart{&I, f, exec}});
+    if (collective) {
+      const Warp::CollectivePart part{&I, f, exec};
+      combineCollective({&part, 1});
+    }
     return;
   }
   ++e.pc;
@@ -468,7 +482,8 @@ void CtaRunner::warpCollective(Warp& w, const DInst& I, uint32_t exec) {
   }
   ++w.stack.back().pc;
   ++w.syncEpoch;
-  combineCollective({Warp::CollectivePart{&I, w.stack.back().frame, exec}});
+  const Warp::CollectivePart part{&I, w.stack.back().frame, exec};
+  combineCollective({&part, 1});
 }
 
 // One execution of a collective over the lanes of every part: each part's lanes read their own
@@ -477,7 +492,7 @@ void CtaRunner::warpCollective(Warp& w, const DInst& I, uint32_t exec) {
 // take part (itself always included); lanes named in the mask that are elsewhere (divergent and
 // never arrived, or exited) do not take part. A shfl from a lane that does not take part reads
 // that lane's register, as the reading lane's instruction names it, as it is.
-void CtaRunner::combineCollective(const std::vector<Warp::CollectivePart>& parts) {
+void CtaRunner::combineCollective(std::span<const Warp::CollectivePart> parts) {
   int8_t owner[32];
   std::fill(std::begin(owner), std::end(owner), int8_t(-1));
   uint32_t all = 0;
@@ -486,14 +501,19 @@ void CtaRunner::combineCollective(const std::vector<Warp::CollectivePart>& parts
     forLanes(parts[k].lanes, [&](int lane) { owner[lane] = static_cast<int8_t>(k); });
   }
   const DInst& I = *parts[0].inst;
+  // Each part's source registers (at most one part per lane).
+  const uint64_t* srcs[32][4] = {};
+  for (size_t k = 0; k < parts.size(); ++k)
+    for (int o = 0; o < parts[k].inst->nsrc && o < 4; ++o) srcs[k][o] = parts[k].frame->slot(parts[k].inst->src[o]);
   // Source operand `k` of lane `x`, as lane `reader`'s part names it when `x` takes no part.
-  auto in = [&](int k, int x, int reader) -> uint64_t {
-    const Warp::CollectivePart& P = parts[static_cast<size_t>(owner[x] >= 0 ? owner[x] : owner[reader])];
-    return P.frame->slot(P.inst->src[k])[x];
-  };
+  auto in = [&](int k, int x, int reader) -> uint64_t { return srcs[owner[x] >= 0 ? owner[x] : owner[reader]][k][x]; };
+  // Results wait until every lane has read its operands: a destination may be a source of the
+  // same operation (`shfl.sync.up.b32 %r2, %r2, ...`), its own or another part's.
+  uint64_t result[2][32];
+  uint32_t written[2] = {0, 0};
   auto out = [&](int k, int lane, uint64_t v) {
-    const Warp::CollectivePart& P = parts[static_cast<size_t>(owner[lane])];
-    if (k < P.inst->ndst) P.frame->slot(P.inst->dst[k])[lane] = v;
+    result[k][lane] = v;
+    written[k] |= 1u << lane;
   };
   const bool hasMask = I.op == XOp::Shfl ? false : I.op != XOp::Vote || I.nsrc > 1;
   auto group = [&](int lane) -> uint32_t {
@@ -520,7 +540,7 @@ void CtaRunner::combineCollective(const std::vector<Warp::CollectivePart>& parts
         out(0, lane, in(0, j & 31, lane) & 0xFFFFFFFFu);
         out(1, lane, pval);
       });
-      return;
+      break;
     }
     case XOp::Vote: {
       uint32_t ballot = 0;
@@ -537,7 +557,7 @@ void CtaRunner::combineCollective(const std::vector<Warp::CollectivePart>& parts
           case VoteMode::Ballot: out(0, lane, b); break;
         }
       });
-      return;
+      break;
     }
     case XOp::Match: {
       uint64_t m = widthMask(typeBits(I.t));
@@ -551,7 +571,7 @@ void CtaRunner::combineCollective(const std::vector<Warp::CollectivePart>& parts
           out(1, lane, same == g);
         }
       });
-      return;
+      break;
     }
     case XOp::Redux: {
       bool sg = isSignedType(I.t);
@@ -572,10 +592,15 @@ void CtaRunner::combineCollective(const std::vector<Warp::CollectivePart>& parts
         });
         out(0, lane, acc);
       });
-      return;
+      break;
     }
-    default: return;
+    default: break;
   }
+  for (int k = 0; k < 2; ++k)
+    forLanes(written[k], [&](int lane) {
+      const Warp::CollectivePart& P = parts[static_cast<size_t>(owner[lane])];
+      if (k < P.inst->ndst) P.frame->slot(P.inst->dst[k])[lane] = result[k][lane];
+    });
 }
 
 }  // namespace ptxopt::emu

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -142,7 +143,7 @@ class CtaRunner {
   void call(Warp& w, const DInst& I, uint32_t exec);
   void printf(Warp& w, const DInst& I, const DCall& c, uint32_t exec);
   void warpCollective(Warp& w, const DInst& I, uint32_t exec);
-  void combineCollective(const std::vector<Warp::CollectivePart>& parts);
+  void combineCollective(std::span<const Warp::CollectivePart> parts);
 
   [[noreturn]] void faultAt(const Warp& w, int lane, const DInst& I, const std::string& what);
   std::string describeInstruction(const DInst& I) const;
