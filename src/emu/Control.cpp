@@ -424,7 +424,7 @@ void CtaRunner::arriveWarpSync(Warp& w, const DInst& I, uint32_t exec) {
   // with the same operation.
   if (!(mask & w.live() & ~e.mask) && group == w.pendingSyncs.end()) {
     ++e.pc;
-    ++w.syncEpoch;
+    warpSynced(w, exec);
     if (collective) {
       const Warp::CollectivePart part{&I, f, exec};
       combineCollective({&part, 1});
@@ -464,8 +464,18 @@ void CtaRunner::releaseWarpSyncs(Warp& w, bool all) {
         s.parked = false;
         s.barrier = -1;
       }
-    ++w.syncEpoch;  // accesses before the sync are ordered before those after it
+    warpSynced(w, p.arrived);
   }
+}
+
+// A warp-level synchronization of `lanes` completed: their accesses before it are ordered
+// before their accesses after it (race check). The order is kept per pair of lanes, so that a
+// sync of some lanes orders nothing for the others.
+void CtaRunner::warpSynced(Warp& w, uint32_t lanes) {
+  ++w.syncEpoch;
+  if (!L_.opts.checkRaces) return;
+  if (w.pairSync.empty()) w.pairSync.assign(32 * 32, 0);
+  forLanes(lanes, [&](int x) { forLanes(lanes, [&](int y) { w.pairSync[static_cast<size_t>(x * 32 + y)] = w.syncEpoch; }); });
 }
 
 // ---- warp-collective operations -----------------------------------------------------------------
@@ -481,7 +491,7 @@ void CtaRunner::warpCollective(Warp& w, const DInst& I, uint32_t exec) {
     return;
   }
   ++w.stack.back().pc;
-  ++w.syncEpoch;
+  warpSynced(w, exec);
   const Warp::CollectivePart part{&I, w.stack.back().frame, exec};
   combineCollective({&part, 1});
 }

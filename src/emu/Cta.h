@@ -118,6 +118,7 @@ class CtaRunner {
   void recheckBarriersAfterExit();
   void arriveWarpSync(Warp& w, const DInst& I, uint32_t exec);
   void releaseWarpSyncs(Warp& w, bool all);
+  void warpSynced(Warp& w, uint32_t lanes);
 
   // Memory.
   uint64_t symbolAddress(Warp& w, const SymRef& s, int64_t offset, StateSpace& space);

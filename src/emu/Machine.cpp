@@ -569,7 +569,9 @@ void CtaRunner::recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t
     if (!o.valid || (o.thread == a.thread && o.cta == a.cta)) return true;
     if (o.cta != a.cta) return false;  // different CTAs: nothing orders them but atomics
     if (o.epoch != a.epoch) return true;
-    if (o.warp == a.warp && o.warpEpoch != a.warpEpoch) return true;
+    // The same warp: a synchronization of both lanes after the earlier access orders them.
+    if (o.warp == a.warp && !w.pairSync.empty() && w.pairSync[(o.thread % 32) * 32 + a.thread % 32] > o.warpEpoch)
+      return true;
     return false;
   };
   auto kind = [](const Access& x, bool isWrite) {

@@ -75,6 +75,9 @@ struct Warp {
   uint64_t localTop = 0;         // next free byte of the lanes' local memory (all lanes alike)
   uint64_t clock = 0;
   uint64_t syncEpoch = 0;        // warp-level synchronizations so far (race detection)
+  // With the race check: for lanes x and y, pairSync[32x + y] is the syncEpoch of the last
+  // warp-level synchronization both took part in.
+  std::vector<uint64_t> pairSync;
   bool done = false;
   // Barrier bookkeeping: lanes that arrived at `barrier`, and whether the warp has arrived.
   int32_t barrier = -1;
