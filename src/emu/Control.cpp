@@ -405,24 +405,42 @@ void CtaRunner::arriveWarpSync(Warp& w, const DInst& I, uint32_t exec) {
   const uint64_t* mv = memberMask(I, f);
   const uint32_t mask = mv ? static_cast<uint32_t>(mv[std::countr_zero(exec)]) : 0xFFFFFFFFu;
   bool same = true;
-  forLanes(exec, [&](int lane) { same = same && (!mv || static_cast<uint32_t>(mv[lane]) == mask); });
+  uint32_t elsewhere = 0;  // lanes of the masks on other paths
+  forLanes(exec, [&](int lane) {
+    const uint32_t m = mv ? static_cast<uint32_t>(mv[lane]) : mask;
+    same = same && m == mask;
+    elsewhere |= m & w.live() & ~e.mask;
+  });
+  const bool collective = I.op != XOp::WarpSync;
   if (!same) {
+    LaneGroups groups = groupLanes(exec, [&](int lane) { return static_cast<uint32_t>(mv[lane]); });
+    const bool awaited = std::any_of(w.pendingSyncs.begin(), w.pendingSyncs.end(),
+                                     [&](const Warp::PendingSync& p) { return (p.mask & e.mask) != 0; });
+    if (!elsewhere && !awaited) {
+      // Every lane's mask lies within this path (the groups of a tiled warp): one execution,
+      // each lane combining with its own mask's lanes.
+      ++e.pc;
+      for (const auto& g : groups) warpSynced(w, g.second);
+      if (collective) {
+        const Warp::CollectivePart part{&I, f, exec};
+        combineCollective({&part, 1});
+      }
+      return;
+    }
     // Lanes that pass different membermasks each wait for their own mask: the entry splits by
     // mask value at this instruction (the guard-false lanes go with the first group) and the
     // paths meet again after it.
-    LaneGroups paths = groupLanes(exec, [&](int lane) { return static_cast<uint32_t>(mv[lane]); });
-    for (auto& p : paths) p.first = e.pc;
-    paths[0].second |= e.mask & ~exec;
-    diverge(w, paths, e.pc + 1);
+    for (auto& g : groups) g.first = e.pc;
+    groups[0].second |= e.mask & ~exec;
+    diverge(w, groups, e.pc + 1);
     return;
   }
-  const bool collective = I.op != XOp::WarpSync;
   auto group = std::find_if(w.pendingSyncs.begin(), w.pendingSyncs.end(), [&](const Warp::PendingSync& p) {
     return p.mask == mask && p.parts.empty() != collective && (!collective || sameOperation(*p.parts[0].inst, I));
   });
   // Nothing to wait for: every live lane of the mask is on this path and no other path waits
   // with the same operation.
-  if (!(mask & w.live() & ~e.mask) && group == w.pendingSyncs.end()) {
+  if (!elsewhere && group == w.pendingSyncs.end()) {
     ++e.pc;
     warpSynced(w, exec);
     if (collective) {
