@@ -371,17 +371,22 @@ void CtaRunner::recheckBarriersAfterExit() {
 
 namespace {
 
-// Where an instruction that waits for its membermask reads it: nullptr for none (activemask,
-// vote without .sync, shfl without .sync).
-const uint64_t* memberMask(const DInst& I, Frame* f) {
+// Which source operand of an instruction that waits for its membermask holds the mask: -1 for
+// none (activemask, vote and shfl without .sync, bar.warp.sync without an operand).
+int memberMaskOperand(const DInst& I) {
   switch (I.op) {
-    case XOp::WarpSync: return I.nsrc ? f->slot(I.src[0]) : nullptr;
-    case XOp::Shfl: return I.sync && I.nsrc > 3 ? f->slot(I.src[3]) : nullptr;
-    case XOp::Vote: return I.nsrc > 1 ? f->slot(I.src[1]) : nullptr;
+    case XOp::WarpSync: return I.nsrc ? 0 : -1;
+    case XOp::Shfl: return I.sync && I.nsrc > 3 ? 3 : -1;
+    case XOp::Vote: return I.nsrc > 1 ? 1 : -1;
     case XOp::Match:
-    case XOp::Redux: return f->slot(I.src[1]);
-    default: return nullptr;
+    case XOp::Redux: return 1;
+    default: return -1;
   }
+}
+
+const uint64_t* memberMask(const DInst& I, Frame* f) {
+  const int k = memberMaskOperand(I);
+  return k < 0 ? nullptr : f->slot(I.src[k]);
 }
 
 // Whether two arrivals are the same operation for the group: bar.warp.sync with bar.warp.sync, or
@@ -412,19 +417,23 @@ void CtaRunner::arriveWarpSync(Warp& w, const DInst& I, uint32_t exec) {
     elsewhere |= m & w.live() & ~e.mask;
   });
   const bool collective = I.op != XOp::WarpSync;
+  // No lane waits: the operation runs now, as one execution over `exec`, each group of lanes
+  // with one mask synchronizing among itself.
+  auto runNow = [&](const LaneGroups& groups) {
+    ++e.pc;
+    for (const auto& g : groups) warpSynced(w, g.second);
+    if (collective) {
+      const Warp::CollectivePart part{&I, f, exec};
+      combineCollective({&part, 1});
+    }
+  };
   if (!same) {
     LaneGroups groups = groupLanes(exec, [&](int lane) { return static_cast<uint32_t>(mv[lane]); });
     const bool awaited = std::any_of(w.pendingSyncs.begin(), w.pendingSyncs.end(),
                                      [&](const Warp::PendingSync& p) { return (p.mask & e.mask) != 0; });
     if (!elsewhere && !awaited) {
-      // Every lane's mask lies within this path (the groups of a tiled warp): one execution,
-      // each lane combining with its own mask's lanes.
-      ++e.pc;
-      for (const auto& g : groups) warpSynced(w, g.second);
-      if (collective) {
-        const Warp::CollectivePart part{&I, f, exec};
-        combineCollective({&part, 1});
-      }
+      // Every lane's mask lies within this path (the groups of a tiled warp).
+      runNow(groups);
       return;
     }
     // Lanes that pass different membermasks each wait for their own mask: the entry splits by
@@ -441,12 +450,7 @@ void CtaRunner::arriveWarpSync(Warp& w, const DInst& I, uint32_t exec) {
   // Nothing to wait for: every live lane of the mask is on this path and no other path waits
   // with the same operation.
   if (!elsewhere && group == w.pendingSyncs.end()) {
-    ++e.pc;
-    warpSynced(w, exec);
-    if (collective) {
-      const Warp::CollectivePart part{&I, f, exec};
-      combineCollective({&part, 1});
-    }
+    runNow({{e.pc, exec}});
     return;
   }
   ++e.pc;
@@ -543,9 +547,10 @@ void CtaRunner::combineCollective(std::span<const Warp::CollectivePart> parts) {
     result[k][lane] = v;
     written[k] |= 1u << lane;
   };
-  const bool hasMask = I.op == XOp::Shfl ? false : I.op != XOp::Vote || I.nsrc > 1;
+  // The lanes a lane combines with (vote, match, redux): those of its membermask that take part.
+  const int maskOperand = memberMaskOperand(I);
   auto group = [&](int lane) -> uint32_t {
-    return (hasMask ? all & static_cast<uint32_t>(in(1, lane, lane)) : all) | (1u << lane);
+    return (maskOperand >= 0 ? all & static_cast<uint32_t>(in(maskOperand, lane, lane)) : all) | (1u << lane);
   };
   switch (I.op) {
     case XOp::Shfl: {
@@ -603,8 +608,16 @@ void CtaRunner::combineCollective(std::span<const Warp::CollectivePart> parts) {
     }
     case XOp::Redux: {
       bool sg = isSignedType(I.t);
+      // Every lane of `g` takes part, so the reduction depends on `g` only: lanes with the
+      // group of the lane before them reuse its result.
+      uint32_t lastGroup = 0;
+      uint64_t lastAcc = 0;
       forLanes(all, [&](int lane) {
         uint32_t g = group(lane);
+        if (g == lastGroup) {
+          out(0, lane, lastAcc);
+          return;
+        }
         int first = std::countr_zero(g);
         uint64_t acc = in(0, first, lane) & 0xFFFFFFFFu;
         forLanes(g & ~(1u << first), [&](int o) {
@@ -618,6 +631,8 @@ void CtaRunner::combineCollective(std::span<const Warp::CollectivePart> parts) {
             case ReduxOp::Xor: acc ^= x; break;
           }
         });
+        lastGroup = g;
+        lastAcc = acc;
         out(0, lane, acc);
       });
       break;

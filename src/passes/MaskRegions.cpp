@@ -851,7 +851,7 @@ class MaskRegions : public Pass {
                       static_cast<unsigned long long>(c->executions()), linear, branching);
       else
         std::snprintf(buf, sizeof buf, "no profile: with divergence-prior %.2f, expected %.2f instructions straight-line against %.2f branching",
-                      prior_, linear, branching);
+                      std::min(prior_, 1.0), linear, branching);
       why = buf;
       const char* tag = c ? "profile" : "prior";
       if (linear > branching) {
