@@ -134,6 +134,7 @@ struct Plan {
   unsigned loadBlocks = 0;      // blocks after E with kLoadBranchMin loads or more
   uint32_t exit = 0;        // X, the immediate post-dominator of E (RPO number)
   unsigned mergedDefs = 0;  // definitions in the region of registers live after it
+  bool tree = false;        // every block after E has one predecessor: no two paths meet before X
 };
 
 class MaskRegions : public Pass {
@@ -148,6 +149,7 @@ class MaskRegions : public Pass {
     maxExtra_ = k.getInt("max-extra");
     bosccMin_ = k.getInt("boscc-min");
     divergenceCost_ = k.getFloat("divergence-cost");
+    treeDivergenceCost_ = k.getFloat("tree-divergence-cost");
     prior_ = k.getFloat("divergence-prior");
     keepInner_ = k.getBool("keep-inner");
     ptxasTriangleCheck_ = k.getBool("ptxas-triangle-check");
@@ -617,6 +619,7 @@ class MaskRegions : public Pass {
     for (uint32_t b : p.order)
       if (b != e && loadsIn(*cfg.rpo[b]) >= kLoadBranchMin) ++p.loadBlocks;
     p.exit = x;
+    p.tree = std::all_of(p.order.begin(), p.order.end(), [&](uint32_t b) { return b == e || cfg.pred[b].size() == 1; });
     for (uint32_t b : p.order) {
       if (b == e) continue;
       std::unordered_set<RegId> defs;
@@ -741,7 +744,7 @@ class MaskRegions : public Pass {
             {"extra", double(p.extra)},            {"skips", double(p.skips)},
             {"live-masks", double(p.liveMasks)},   {"ptxas-kept", double(p.ptxasKept)},
             {"merged-defs", double(p.mergedDefs)}, {"ptxas-kept-with-loads", double(p.ptxasKeptLoads)},
-            {"load-blocks", double(p.loadBlocks)}};
+            {"load-blocks", double(p.loadBlocks)},   {"tree", p.tree ? 1.0 : 0.0}};
   }
 
   static std::string planText(const Plan& p) {
@@ -756,8 +759,9 @@ class MaskRegions : public Pass {
   // splits in `divergence-prior` of the executions that reach it and goes either way evenly in
   // the others, and a warp-uniform one never splits. Each block runs in the warp executions
   // that reach it (a join after a divergent branch once), each conditional branch costs one
-  // more and divergence-cost more when it splits. The straight-line form runs everything, the
-  // added instructions included, on every entry.
+  // more and divergence-cost more when it splits (tree-divergence-cost in a tree-shaped region
+  // with a profile). The straight-line form runs everything, the added instructions included,
+  // on every entry.
   std::pair<double, double> expectedCosts(const Plan& p, const CfgInfo& cfg, const BranchCounts* c) const {
     std::vector<double> runs(cfg.size(), 0);
     double n = c ? double(c->executions()) : 1.0;
@@ -778,6 +782,9 @@ class MaskRegions : public Pass {
       double d = uni_->isDivergentBranch(cfg.rpo[q]) ? std::min(prior_, 1.0) : 0.0;
       return Odds{(1 + d) / 2, (1 + d) / 2, d};
     };
+    // With a profile, a split in a tree-shaped region costs tree-divergence-cost: its paths
+    // run to X without meeting, and ptxas reconverges them there once, at E's BSSY/BSYNC.
+    double splitCost = c && p.tree ? treeDivergenceCost_ : divergenceCost_;
     double branching = 0, linear = 0;
     for (uint32_t b : p.order) {
       const BasicBlock* B = cfg.rpo[b];
@@ -802,7 +809,7 @@ class MaskRegions : public Pass {
         branching += here * insts;
         linear += n * insts;
       }
-      if (cfg.succ[b].size() == 2) branching += here + odds(b).split * here * divergenceCost_;
+      if (cfg.succ[b].size() == 2) branching += here + odds(b).split * here * splitCost;
     }
     linear += n * double(p.extra);
     return {linear / n, branching / n};
@@ -1002,7 +1009,7 @@ class MaskRegions : public Pass {
   std::unordered_set<const Instruction*> refused_, skipBranches_;
   std::unordered_set<const BasicBlock*> touched_;  // blocks of the regions converted in this walk
   int64_t maxSize_ = 0, maxDepth_ = 0, maxLiveMasks_ = 0, maxExtra_ = 0, bosccMin_ = 0;
-  double divergenceCost_ = 4, prior_ = -1;
+  double divergenceCost_ = 4, treeDivergenceCost_ = 1.5, prior_ = -1;
   bool keepInner_ = true, ptxasTriangleCheck_ = true;
   const UniformityInfo* uni_ = nullptr;  // of the current walk
   int64_t ptxasSideLimit_ = std::stoi(std::string(kPtxasSideLimit));
@@ -1030,7 +1037,8 @@ PassInfo maskRegionsPassInfo() {
               {"threshold-check", KnobType::Bool, "true", "without a profile, keep a region whose branch compares the thread index with a warp-uniform bound (at most one warp of a CTA splits on it)"},
               {"load-branch-check", KnobType::Bool, "true", "keep a region in which ptxas would predicate every branch but those around blocks with two or more loads: it branches around those blocks again once they are guarded"},
               {"loops", KnobType::Bool, "false", "loops whose exit diverges become uniform loops under a mask (vote.sync.any on the back edge)"},
-              {"divergence-cost", KnobType::Float, "4", "with a profile: instructions a divergent branch costs beyond its sides and the branch"},
+              {"divergence-cost", KnobType::Float, "4", "instructions a divergent branch costs beyond its sides and the branch, in the expected-cost model"},
+              {"tree-divergence-cost", KnobType::Float, "1.5", "with a profile: divergence-cost in a region no two of whose paths meet before its end (an else-if chain, a tree of ifs)"},
               {"divergence-prior", KnobType::Float, "0.5", "without a profile: the share of the executions of a branch that may diverge in which it splits, for the expected-cost model; negative: no model, convert what the limits allow"},
               {"keep-inner", KnobType::Bool, "true", "a region the expected-cost model keeps keeps its inner branches too (no conversion of its inner regions one by one)"},
               {"ptxas-triangle-check", KnobType::Bool, "true", "keep a one-branch region whose sides ptxas predicates itself when it defines a register live after it (ptxas makes a SEL of the guarded definition)"},
