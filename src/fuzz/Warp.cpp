@@ -150,7 +150,9 @@ void Gen::genSplitCollective(const Ctx& c) {
   emit(fmt::format("setp.{}.u32 \t{}, {}, {}", rng.pick<const char*>({"lt", "ge"}), p.text, e.lane.text, rng.range(1, 31)));
   Value a = pickReg(Kind::B32, Uni::Div), b = pickReg(Kind::B32, Uni::Div);
   const char* mask = rng.pick<const char*>({"-1", "0xFFFFFFFF", "0xffffffff"});
-  std::string op;  // {0}: the destination, {1}: the side's source
+  std::string op;             // {0}: the destination, {1}: the side's source
+  std::string srcA = a.text, srcB = b.text;
+  bool maybeNegateB = false;  // a ballot's second predicate, negated or not (drawn when emitted)
   const char* kind = "";
   switch (rng.below(4)) {
     case 0: {
@@ -174,25 +176,21 @@ void Gen::genSplitCollective(const Ctx& c) {
       unsigned bit = static_cast<unsigned>(rng.range(0, 31));
       emit(fmt::format("setp.ne.b32 \t{}, {}, 0", q.text, a.text));
       emit(fmt::format("setp.lt.s32 \t{}, {}, {}", r.text, b.text, bit));
-      Value d = dest(Kind::B32, Uni::Div, c);
-      std::string other = newLabel("csplit"), join = newLabel("csplit_join");
-      emit(fmt::format("@{} bra \t{}", p.text, other));
-      emit(fmt::format("vote.sync.ballot.b32 \t{}, {}, {}", d.text, q.text, mask));
-      emit(fmt::format("bra.uni \t{}", join));
-      label(other);
-      emit(fmt::format("vote.sync.ballot.b32 \t{}, {}{}, {}", d.text, rng.coin() ? "!" : "", r.text, mask));
-      label(join);
-      shape("warp.split_collective.vote");
-      return;
+      op = fmt::format("vote.sync.ballot.b32 \t{{0}}, {{1}}, {}", mask);
+      srcA = q.text;
+      srcB = r.text;
+      maybeNegateB = true;
+      kind = "vote";
+      break;
     }
   }
   Value d = dest(Kind::B32, Uni::Div, c);
   std::string other = newLabel("csplit"), join = newLabel("csplit_join");
   emit(fmt::format("@{} bra \t{}", p.text, other));
-  emit(fmt::format(fmt::runtime(op), d.text, a.text));
+  emit(fmt::format(fmt::runtime(op), d.text, srcA));
   emit(fmt::format("bra.uni \t{}", join));
   label(other);
-  emit(fmt::format(fmt::runtime(op), d.text, b.text));
+  emit(fmt::format(fmt::runtime(op), d.text, (maybeNegateB && rng.coin() ? "!" : "") + srcB));
   label(join);
   shape(std::string("warp.split_collective.") + kind);
 }

@@ -662,6 +662,15 @@ class MaskRegions : public Pass {
     return n;
   }
 
+  // The instructions of a block that both forms issue: not its closing branch (a conditional
+  // one is costed on its own, a jump disappears) and no pseudo statement.
+  static unsigned issued(const BasicBlock& b) {
+    unsigned n = 0;
+    for (const Instruction* i : b.insts())
+      if (!(i == b.terminator() && i->is(Opcode::Bra)) && !i->info().isPseudo()) ++n;
+    return n;
+  }
+
   // How many of the region's conditional branches ptxas would keep. ptxas if-converts a
   // triangle or diamond whose sides are single blocks of at most kPtxasSideLimit instructions
   // (measured: docs/passes/select.md), and repeats, so that a converted inner diamond makes its
@@ -679,8 +688,7 @@ class MaskRegions : public Pass {
     std::unordered_map<uint32_t, Node> g;
     for (uint32_t b : p.order) {
       Node& n = g[b];
-      for (const Instruction* i : cfg.rpo[b]->insts())
-        if (!(i == cfg.rpo[b]->terminator() && i->is(Opcode::Bra)) && !i->info().isPseudo()) ++n.size;
+      n.size = issued(*cfg.rpo[b]);
       n.loads = loadsIn(*cfg.rpo[b]);
       n.succ = cfg.succ[b];
     }
@@ -785,6 +793,8 @@ class MaskRegions : public Pass {
     // With a profile, a split in a tree-shaped region costs tree-divergence-cost: its paths
     // run to X without meeting, and ptxas reconverges them there once, at E's BSSY/BSYNC.
     double splitCost = c && p.tree ? treeDivergenceCost_ : divergenceCost_;
+    // The odds of each conditional branch, found once, when its block is reached.
+    std::unordered_map<uint32_t, Odds> branchOdds;
     double branching = 0, linear = 0;
     for (uint32_t b : p.order) {
       const BasicBlock* B = cfg.rpo[b];
@@ -795,21 +805,20 @@ class MaskRegions : public Pass {
             here += runs[q];
             continue;
           }
-          Odds o = odds(q);
-          here += (cfg.rpo[q]->successor(EdgeKind::Taken) == B ? o.taken : o.fall) * runs[q];
+          auto o = branchOdds.find(q);  // not yet reached: runs[q] is 0
+          if (o != branchOdds.end())
+            here += (cfg.rpo[q]->successor(EdgeKind::Taken) == B ? o->second.taken : o->second.fall) * runs[q];
         }
         // Lanes of one warp execution meet again at a join: at most once per entry.
         here = std::min(here, n);
         runs[b] = here;
       }
-      double insts = 0;
-      for (const Instruction* i : B->insts())
-        if (!(i == B->terminator() && i->is(Opcode::Bra)) && !i->info().isPseudo()) ++insts;
+      double insts = issued(*B);
       if (b != p.order[0]) {
         branching += here * insts;
         linear += n * insts;
       }
-      if (cfg.succ[b].size() == 2) branching += here + odds(b).split * here * splitCost;
+      if (cfg.succ[b].size() == 2) branching += here + branchOdds.emplace(b, odds(b)).first->second.split * here * splitCost;
     }
     linear += n * double(p.extra);
     return {linear / n, branching / n};
