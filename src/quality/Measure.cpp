@@ -26,12 +26,29 @@ std::string firstLines(const std::string& text, size_t n) {
   return at == std::string::npos ? text : text.substr(0, at);
 }
 
+// FNV-1a of s, continuing from h.
+uint64_t fnv1a(std::string_view s, uint64_t h = 0xcbf29ce484222325ull) {
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+// A pipeline's label as part of a file name: letters, digits and '-' stay, the rest become '_'.
+// A long label (a pipeline with many knob settings) is cut and ends in a hash of the whole, so
+// that the names made from it (".sm_90.cubin", ".ptx.cfg.svg" added) stay under the 255-byte
+// limit of a file name and two labels that share the start still differ.
+std::string fileLabel(const std::string& label) {
+  constexpr size_t kMax = 96;
+  std::string safe;
+  for (char c : label) safe += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
+  if (safe.size() <= kMax) return safe;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(label)));
+  return safe.substr(0, kMax - 17) + "_" + hex;
+}
+
 std::string digest(const emu::RunResult& r) {
   uint64_t h = 0xcbf29ce484222325ull;
-  auto mix = [&](std::string_view s) {
-    for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-    h = (h ^ 0xff) * 0x100000001b3ull;
-  };
+  auto mix = [&](std::string_view s) { h = (fnv1a(s, h) ^ 0xff) * 0x100000001b3ull; };
   for (const emu::BufferResult& b : r.buffers) {
     mix(b.name);
     mix(std::string_view(reinterpret_cast<const char*>(b.bytes.data()), b.bytes.size()));
@@ -268,9 +285,7 @@ Measurement measure(const std::string& file, const std::string& ptxText, const e
   }
   std::string stem = baseName(file);
   stem = stem.substr(0, stem.rfind(".ptx"));
-  std::string safe;
-  for (char c : pipeline.label) safe += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
-  m.optimizedPath = workDir + "/" + stem + "." + safe + ".ptx";
+  m.optimizedPath = workDir + "/" + stem + "." + fileLabel(pipeline.label) + ".ptx";
   PrintOptions po;
   po.locSelf = baseName(m.optimizedPath);
   std::string optimized = printModule(*module, po);
