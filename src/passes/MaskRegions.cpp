@@ -673,10 +673,13 @@ class MaskRegions : public Pass {
 
   // How many of the region's conditional branches ptxas would keep. ptxas if-converts a
   // triangle or diamond whose sides are single blocks of at most kPtxasSideLimit instructions
-  // (measured: docs/passes/select.md), and repeats, so that a converted inner diamond makes its
-  // enclosing one a diamond too. This replays that on the region's blocks: a branch it collapses
-  // costs the branching form nothing that the straight-line form saves. With `withLoads`, a
-  // side of kLoadBranchMin loads or more is not collapsed either.
+  // (measured: docs/passes/select.md). This replays that on the region's blocks, repeatedly, so
+  // that a converted inner level makes its enclosing one a triangle or diamond too: a branch it
+  // collapses costs the branching form nothing that the straight-line form saves. ptxas itself
+  // does not repeat; it folds nested conditions with one destination (`a && b`), which the
+  // repeat stands in for, and otherwise keeps the outer branch: the count can be lower than
+  // what ptxas keeps in nested regions (probes on the pass page). With `withLoads`, a side of kLoadBranchMin loads or more is not
+  // collapsed either.
   unsigned ptxasKeptBranches(const Plan& p, const CfgInfo& cfg, bool withLoads) const {
     struct Node {
       unsigned size = 0;
