@@ -83,6 +83,10 @@ std::optional<IfRegion> findIfRegion(Function& f, BasicBlock* h, int64_t maxChai
   return r;
 }
 
+bool uniAsserted(const Instruction& branch) {
+  return branch.is(Opcode::Bra) && branch.hasGuard() && branch.has(Mod::Uni);
+}
+
 IfWalk ifWalk(FunctionAnalysisManager& am) {
   const CfgInfo& cfg = am.get<CfgAnalysis>();
   const UniformityInfo& uni = am.get<UniformityAnalysis>();
@@ -90,7 +94,7 @@ IfWalk ifWalk(FunctionAnalysisManager& am) {
   for (auto it = cfg.rpo.rbegin(); it != cfg.rpo.rend(); ++it) {
     BasicBlock* b = const_cast<BasicBlock*>(*it);
     w.order.push_back(b);
-    if (const Instruction* t = b->terminator()) w.divergent[t] = uni.isDivergentBranch(b);
+    if (const Instruction* t = b->terminator()) w.divergent[t] = uni.isDivergentBranch(b) && !uniAsserted(*t);
   }
   return w;
 }

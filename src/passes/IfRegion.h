@@ -42,9 +42,15 @@ std::optional<IfRegion> findIfRegion(Function& f, BasicBlock* h, int64_t maxChai
 // The instructions of a side block that the side computes: all but the chain's own jump.
 bool isChainJump(const BasicBlock& b, const Instruction& i);
 
+// A conditional `bra.uni`: the PTX's author asserts that the lanes of a warp agree on it. ptxas
+// trusts that (no BSSY/BSYNC around it, measured with 13.0), and so do the if-conversion cost
+// models, which take such a branch as warp-uniform. The rewrites do not depend on it.
+bool uniAsserted(const Instruction& branch);
+
 // The headers to try, inner regions first (the reachable blocks in post-order), and whether
 // each block's terminator may diverge, taken from the uniformity analysis before anything
-// changes (a conversion does not change the value a header's branch reads).
+// changes (a conversion does not change the value a header's branch reads); a conditional
+// `bra.uni` counts as uniform (uniAsserted).
 struct IfWalk {
   std::vector<BasicBlock*> order;
   std::unordered_map<const Instruction*, bool> divergent;

@@ -262,6 +262,10 @@ class MaskRegions : public Pass {
       refuse(br, E, "uniform", "the branch is warp-uniform (a warp runs one side only)");
       return std::nullopt;
     }
+    if (uniAsserted(*br)) {
+      refuse(br, E, "uniform", "the branch is a bra.uni: the PTX asserts that no warp splits on it (a warp runs one side only)");
+      return std::nullopt;
+    }
     uint32_t x = pdt.ipdom(e);
     if (x == pdt.virtualExit || x >= cfg.size()) {
       refuse(br, E, "no-exit", "the sides do not meet again (an exit or a loop that never leaves)");
@@ -790,7 +794,8 @@ class MaskRegions : public Pass {
                     qc->divergentFraction()};
       }
       if (c) return Odds{0.5, 0.5, 0.5};
-      double d = uni_->isDivergentBranch(cfg.rpo[q]) ? std::min(prior_, 1.0) : 0.0;
+      const Instruction* t = cfg.rpo[q]->terminator();
+      double d = uni_->isDivergentBranch(cfg.rpo[q]) && !(t && uniAsserted(*t)) ? std::min(prior_, 1.0) : 0.0;
       return Odds{(1 + d) / 2, (1 + d) / 2, d};
     };
     // With a profile, a split in a tree-shaped region costs tree-divergence-cost: its paths

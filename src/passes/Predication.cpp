@@ -233,7 +233,7 @@ class Predication : public Pass {
         if (!accept && big <= extendedLimit_ + 2 && both <= threshold_ + 2) nearMiss_.insert(r.ir.branch);
       } else if (r.taken.movs <= movThreshold_ && r.fall.movs <= movThreshold_) {
         accept = big <= limit;
-        why = std::string(isDivergent ? "divergent" : "uniform") + " branch: larger side " + std::to_string(big) +
+        why = std::string(isDivergent ? "divergent" : uniAsserted(*r.ir.branch) ? "uniform (bra.uni)" : "uniform") + " branch: larger side " + std::to_string(big) +
               " against " + limitName + " " + std::to_string(limit);
         if (!accept && big <= limit + 2) nearMiss_.insert(r.ir.branch);
       } else if (big > combinedLimit_ || both > threshold_) {

@@ -204,7 +204,7 @@ class Select : public Pass {
     } else {
       int64_t limit = isDivergent ? limit_ : uniformLimit_;
       accept = cost <= limit;
-      why = std::string(isDivergent ? "divergent" : "uniform") + " branch: both sides and the selects " +
+      why = std::string(isDivergent ? "divergent" : uniAsserted(*r.branch) ? "uniform (bra.uni)" : "uniform") + " branch: both sides and the selects " +
             std::to_string(cost) + " against " + (isDivergent ? "limit " : "uniform-limit ") + std::to_string(limit);
     }
     if (!accept) return refuse("cost", why);
