@@ -263,7 +263,8 @@ class MaskRegions : public Pass {
       return std::nullopt;
     }
     if (uniAsserted(*br)) {
-      refuse(br, E, "uniform", "the branch is a bra.uni: the PTX asserts that no warp splits on it (a warp runs one side only)");
+      refuse(br, E, "uniform",
+             "the branch is a bra.uni: the PTX asserts that no warp splits on it (a warp runs one side only)");
       return std::nullopt;
     }
     uint32_t x = pdt.ipdom(e);
@@ -682,8 +683,8 @@ class MaskRegions : public Pass {
   // collapses costs the branching form nothing that the straight-line form saves. ptxas itself
   // does not repeat; it folds nested conditions with one destination (`a && b`), which the
   // repeat stands in for, and otherwise keeps the outer branch: the count can be lower than
-  // what ptxas keeps in nested regions (probes on the pass page). With `withLoads`, a side of kLoadBranchMin loads or more is not
-  // collapsed either.
+  // what ptxas keeps in nested regions (probes on the pass page). With `withLoads`, a side of
+  // kLoadBranchMin loads or more is not collapsed either.
   unsigned ptxasKeptBranches(const Plan& p, const CfgInfo& cfg, bool withLoads) const {
     struct Node {
       unsigned size = 0;
