@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Figures for docs/BENCHMARKS.md ("Generated kernels"): the code-quality benchmark on kernels the
-# fuzzer's generator writes, a sample no cost model was tuned on. Generates COUNT small
-# nesting-heavy kernels with their launch specs, measures PIPELINES with ptxopt-bench (ptxas,
-# nvdisasm and the emulator, as for the corpus) and prints, per pipeline, the geometric mean of
-# the estimated dynamic SASS instructions against -O0, how many kernels got more than 1% and 2%
-# worse, and the five worst.
-# Usage: bench/run_generated_quality.sh [BUILD_DIR] [FIRST_SEED] [COUNT] [PIPELINES] [OUT_DIR]
+# fuzzer's generator writes, a sample no cost model was tuned on. Generates COUNT small kernels
+# (nesting-heavy unless SHAPE says otherwise) with their launch specs, measures PIPELINES with
+# ptxopt-bench (ptxas, nvdisasm and the emulator, as for the corpus) and prints, per pipeline,
+# the geometric mean of the estimated dynamic SASS instructions against -O0, how many kernels
+# got more than 1% and 2% worse, and the five worst.
+# Usage: bench/run_generated_quality.sh [BUILD_DIR] [FIRST_SEED] [COUNT] [PIPELINES] [OUT_DIR] [SHAPE]
+# (SHAPE: the generator's setting, --nesting-heavy by default; --ifelse-heavy, --switch-heavy, ...)
 # (after `make build`; 200 kernels and five pipelines take about 4 minutes on 2 cores)
 set -euo pipefail
 build=${1:-build}
@@ -13,9 +14,10 @@ seed=${2:-700001}
 count=${3:-200}
 pipelines=${4:--O0,-O2,-O2@profile,-O3,-O3@profile}
 out=${5:-/tmp/ptxopt-generated-quality}
+shape=${6:---nesting-heavy}
 case "$pipelines" in -O0,*) ;; *) echo "PIPELINES must start with -O0 (the baseline)"; exit 1 ;; esac
 rm -rf "$out" && mkdir -p "$out/kernels"
-"$build/ptxfuzz" gen --seed "$seed" --count "$count" --size small --nesting-heavy -o "$out/kernels" >/dev/null
+"$build/ptxfuzz" gen --seed "$seed" --count "$count" --size small "$shape" -o "$out/kernels" >/dev/null
 "$build/ptxopt-bench" -q --second-arch none --specs "$out/kernels" -o "$out/report" -j 2 \
   --pipelines="$pipelines" "$out/kernels" >/dev/null
 python3 - "$out/report/quality.json" <<'EOF'
