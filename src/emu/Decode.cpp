@@ -391,7 +391,7 @@ bool Decoder::decodeFunction(DFunction& f, std::string& error) {
         if (labels.empty()) {
           unsupported(di, *inst, di.op == XOp::Bra ? "a branch without a target" : "its branch target table is not found");
         } else {
-          if (di.op == XOp::Bra) di.target = pcOf(labels.front());
+          if (di.op == XOp::Bra) di.target = pcOf(labels.front()), di.uni = inst->has(Mod::Uni);
           else for (uint32_t label : labels) di.targets.push_back(pcOf(label));
           di.rpc = rpc;
         }

@@ -58,6 +58,7 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       } else {
         ++metrics.divergentBranches;
         if (lm) ++lm->divergentBranches;
+        if (I.uni) ++metrics.uniSplits[I.line];
         diverge(w, {{e.pc + 1, notTaken}, {I.target, taken}}, I.rpc);
       }
       return;

@@ -37,6 +37,7 @@ void Metrics::add(const Metrics& o) {
     d.divergentBranches += m.divergentBranches;
   }
   for (const auto& [line, c] : o.branchOutcomes) branchOutcomes[line].add(c);
+  for (const auto& [line, n] : o.uniSplits) uniSplits[line] += n;
 }
 
 // ---- global memory ------------------------------------------------------------------------

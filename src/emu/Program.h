@@ -134,6 +134,7 @@ struct DInst {
   ScalarType t2 = ScalarType::None;  // second type (cvt source, set/slct operand type)
   int32_t guard = -1;                // register slot
   bool guardNeg = false;
+  bool uni = false;                  // bra.uni: the PTX asserts that a warp's lanes agree
   uint8_t ndst = 0, nsrc = 0;
   uint32_t dst[8] = {};
   uint32_t src[8] = {};

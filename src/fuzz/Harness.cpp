@@ -125,6 +125,7 @@ const char* verdictName(Verdict v) {
     case Verdict::PrintfDiffers: return "printf-differs";
     case Verdict::FaultDiffers: return "fault-differs";
     case Verdict::RaceIntroduced: return "race-introduced";
+    case Verdict::UniSplit: return "uni-split";
   }
   return "?";
 }
@@ -240,6 +241,9 @@ Outcome KernelUnderTest::checkOriginal() {
   if (!baseline_.error.empty()) return verdict(Verdict::BadInput, "the launch does not fit the original: " + baseline_.error);
   if (!baseline_.fault.empty()) return verdict(Verdict::BadInput, "the original faults: " + baseline_.fault);
   if (!baseline_.races.empty()) return verdict(Verdict::BadInput, "the original races:\n" + racesText(baseline_));
+  if (!baseline_.metrics.uniSplits.empty())
+    return verdict(Verdict::BadInput, "the original splits a warp at the bra.uni of line " +
+                                          std::to_string(baseline_.metrics.uniSplits.begin()->first));
   profile_ = profileFromOutcomes(*module_, baseline_.metrics.branchOutcomes);
   profile_.kernel = spec_.kernel;
   for (unsigned k = 1; k <= options_.randomSchedules; ++k)
@@ -287,6 +291,10 @@ Outcome KernelUnderTest::checkPipeline(const Pipeline& pipeline) {
   if (!r.error.empty()) return withOutputs(Verdict::FaultDiffers, "the launch does not fit the optimized module: " + r.error);
   if (!r.fault.empty()) return withOutputs(Verdict::FaultDiffers, "the optimized run faults, the original does not: " + r.fault);
   if (!r.races.empty()) return withOutputs(Verdict::RaceIntroduced, "the optimized run races, the original does not:\n" + racesText(r));
+  if (!r.metrics.uniSplits.empty())
+    return withOutputs(Verdict::UniSplit, "the optimized run splits a warp at the bra.uni of line " +
+                                              std::to_string(r.metrics.uniSplits.begin()->first) +
+                                              ", which the PTX declares uniform");
   std::string diff = emu::firstDifference(baseline_, r, "the original", "the optimized module");
   if (!diff.empty())
     return withOutputs(diff.rfind("the printf", 0) == 0 ? Verdict::PrintfDiffers : Verdict::ResultsDiffer, diff);

@@ -38,12 +38,26 @@ nlohmann::json metricsJson(const Metrics& m, bool perLine) {
   nlohmann::json j = countsJson(m);
   j["barriers"] = m.barriers;
   j["max_reconvergence_depth"] = m.maxReconvergenceDepth;
+  if (!m.uniSplits.empty()) {
+    nlohmann::json splits = nlohmann::json::object();
+    for (const auto& [line, n] : m.uniSplits) splits[std::to_string(line)] = n;
+    j["uni_splits"] = splits;
+  }
   if (perLine) {
     nlohmann::json lines = nlohmann::json::object();
     for (const auto& [line, lm] : m.perLine) lines[std::to_string(line)] = countsJson(lm);
     j["per_line"] = lines;
   }
   return j;
+}
+
+// A warning for each `bra.uni` whose lanes went different ways in the run of `file`.
+void warnUniSplits(const std::string& file, const Metrics& m) {
+  for (const auto& [line, n] : m.uniSplits)
+    std::fprintf(stderr,
+                 "%s:%u: warning: bra.uni split a warp %llu time(s): its lanes disagreed on a branch the PTX "
+                 "declares uniform (undefined on the GPU, where ptxas gives it no reconvergence)\n",
+                 file.c_str(), line, static_cast<unsigned long long>(n));
 }
 
 struct Loaded {
@@ -181,6 +195,7 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "ptxrun: fault: %s\n", r.fault.c_str());
     return kFault;
   }
+  warnUniSplits(ptxFile, r.metrics);
   if (!profileOut.empty()) {
     BranchProfile profile = profileFromOutcomes(*main.module, r.metrics.branchOutcomes);
     profile.ptx = ptxFile;
@@ -210,6 +225,7 @@ int run(int argc, char** argv) {
       std::fprintf(stderr, "ptxrun: fault in %s: %s\n", compareFile.c_str(), o.fault.c_str());
       return kFault;
     }
+    warnUniSplits(compareFile, o.metrics);
     std::string diff = firstDifference(r, o, ptxFile, compareFile);
     if (!diff.empty()) {
       std::printf("%s\n", diff.c_str());

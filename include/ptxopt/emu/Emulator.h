@@ -54,6 +54,10 @@ struct Metrics {
   uint32_t maxReconvergenceDepth = 0;
   std::map<uint32_t, LineMetrics> perLine;  // by PTX line, with RunOptions::perLineMetrics
   std::map<uint32_t, BranchCounts> branchOutcomes;  // by PTX line, with RunOptions::branchProfile
+  // By PTX line: warp executions of a `bra.uni` whose lanes went different ways. The PTX asserts
+  // they never do (ptxas emits no reconvergence for it); the emulator runs the split as for `bra`,
+  // the GPU's behaviour is undefined.
+  std::map<uint32_t, uint64_t> uniSplits;
   double simtEfficiency() const { return emu::simtEfficiency(threadInstructions, warpInstructions); }
   void add(const Metrics& o);
 };

@@ -53,9 +53,11 @@ enum class Verdict : uint8_t {
   PrintfDiffers,
   FaultDiffers,    // the optimized run faults where the original did not, or the other way
   RaceIntroduced,  // the optimized run races where the original did not
+  UniSplit,        // the optimized run splits a warp at a bra.uni (the PTX asserts it cannot; the
+                   // emulator runs it as a bra, the GPU's behaviour is undefined)
 };
 const char* verdictName(Verdict v);
-constexpr Verdict kLastVerdict = Verdict::RaceIntroduced;
+constexpr Verdict kLastVerdict = Verdict::UniSplit;
 // Failures that are the optimizer's fault (all but Ok and the two verdicts on the input).
 inline bool isFinding(Verdict v) {
   return v != Verdict::Ok && v != Verdict::BadInput && v != Verdict::PtxasHangsOnInput;
