@@ -83,8 +83,19 @@ std::optional<IfRegion> findIfRegion(Function& f, BasicBlock* h, int64_t maxChai
   return r;
 }
 
+namespace {
 bool uniAsserted(const Instruction& branch) {
   return branch.is(Opcode::Bra) && branch.hasGuard() && branch.has(Mod::Uni);
+}
+}  // namespace
+
+bool costMayDiverge(const UniformityInfo& uni, const BasicBlock* b) {
+  const Instruction* t = b->terminator();
+  return uni.isDivergentBranch(b) && !(t && uniAsserted(*t));
+}
+
+const char* divergenceWord(bool mayDiverge, const Instruction& branch) {
+  return mayDiverge ? "divergent" : uniAsserted(branch) ? "uniform (bra.uni)" : "uniform";
 }
 
 IfWalk ifWalk(FunctionAnalysisManager& am) {
@@ -94,7 +105,7 @@ IfWalk ifWalk(FunctionAnalysisManager& am) {
   for (auto it = cfg.rpo.rbegin(); it != cfg.rpo.rend(); ++it) {
     BasicBlock* b = const_cast<BasicBlock*>(*it);
     w.order.push_back(b);
-    if (const Instruction* t = b->terminator()) w.divergent[t] = uni.isDivergentBranch(b) && !uniAsserted(*t);
+    if (const Instruction* t = b->terminator()) w.divergent[t] = costMayDiverge(uni, b);
   }
   return w;
 }

@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "ptxopt/analysis/Uniformity.h"
 #include "ptxopt/ir/Function.h"
 #include "ptxopt/passes/Pass.h"
 #include "ptxopt/support/BitVector.h"
@@ -42,15 +43,19 @@ std::optional<IfRegion> findIfRegion(Function& f, BasicBlock* h, int64_t maxChai
 // The instructions of a side block that the side computes: all but the chain's own jump.
 bool isChainJump(const BasicBlock& b, const Instruction& i);
 
-// A conditional `bra.uni`: the PTX's author asserts that the lanes of a warp agree on it. ptxas
-// trusts that (no BSSY/BSYNC around it, measured with 13.0), and so do the if-conversion cost
-// models, which take such a branch as warp-uniform. The rewrites do not depend on it.
-bool uniAsserted(const Instruction& branch);
+// Whether the if-conversion cost models take the branch ending `b` as one that may diverge: the
+// uniformity analysis says it may, and it is not a conditional `bra.uni`. With `bra.uni` the
+// PTX's author asserts that the lanes of a warp agree; ptxas trusts that (no BSSY/BSYNC around
+// it, measured with 13.0), and so do the cost models. The rewrites do not depend on it, and the
+// uniformity analysis reports only what it proves (--print-analysis says when a hint disagrees).
+bool costMayDiverge(const UniformityInfo& uni, const BasicBlock* b);
+// "divergent", "uniform (bra.uni)" or "uniform", for the remarks.
+const char* divergenceWord(bool mayDiverge, const Instruction& branch);
 
 // The headers to try, inner regions first (the reachable blocks in post-order), and whether
 // each block's terminator may diverge, taken from the uniformity analysis before anything
 // changes (a conversion does not change the value a header's branch reads); a conditional
-// `bra.uni` counts as uniform (uniAsserted).
+// `bra.uni` counts as uniform (costMayDiverge).
 struct IfWalk {
   std::vector<BasicBlock*> order;
   std::unordered_map<const Instruction*, bool> divergent;

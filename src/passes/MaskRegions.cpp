@@ -258,13 +258,11 @@ class MaskRegions : public Pass {
                               const UniformityInfo& uni, const Liveness& lv) {
     BasicBlock* E = const_cast<BasicBlock*>(cfg.rpo[e]);
     Instruction* br = conditionalBranch(*E);
-    if (!uni.isDivergentBranch(E)) {
-      refuse(br, E, "uniform", "the branch is warp-uniform (a warp runs one side only)");
-      return std::nullopt;
-    }
-    if (uniAsserted(*br)) {
+    if (!costMayDiverge(uni, E)) {
       refuse(br, E, "uniform",
-             "the branch is a bra.uni: the PTX asserts that no warp splits on it (a warp runs one side only)");
+             uni.isDivergentBranch(E)
+                 ? "the branch is a bra.uni: the PTX asserts that no warp splits on it (a warp runs one side only)"
+                 : "the branch is warp-uniform (a warp runs one side only)");
       return std::nullopt;
     }
     uint32_t x = pdt.ipdom(e);
@@ -795,8 +793,7 @@ class MaskRegions : public Pass {
                     qc->divergentFraction()};
       }
       if (c) return Odds{0.5, 0.5, 0.5};
-      const Instruction* t = cfg.rpo[q]->terminator();
-      double d = uni_->isDivergentBranch(cfg.rpo[q]) && !(t && uniAsserted(*t)) ? std::min(prior_, 1.0) : 0.0;
+      double d = costMayDiverge(*uni_, cfg.rpo[q]) ? std::min(prior_, 1.0) : 0.0;
       return Odds{(1 + d) / 2, (1 + d) / 2, d};
     };
     // With a profile, a split in a tree-shaped region costs tree-divergence-cost: its paths

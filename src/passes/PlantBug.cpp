@@ -33,7 +33,8 @@ class PlantBug : public Pass {
 
 PassInfo plantBugPassInfo() {
   return PassInfo{"plant-bug",
-                  "testing aid: a wrong rewrite (inverts the first conditional branch) for testing the fuzzer's reducer",
+                  "testing aid: a wrong rewrite of the first conditional branch (inverted, or marked .uni) for testing the "
+                  "fuzzer and its reducer",
                   "-",
                   {{"kind", KnobType::Choice, "invert",
                     "invert: invert the first conditional branch's guard; uni: mark it .uni (a false assertion where its lanes "

@@ -233,8 +233,7 @@ class Predication : public Pass {
         if (!accept && big <= extendedLimit_ + 2 && both <= threshold_ + 2) nearMiss_.insert(r.ir.branch);
       } else if (r.taken.movs <= movThreshold_ && r.fall.movs <= movThreshold_) {
         accept = big <= limit;
-        const char* kind = isDivergent ? "divergent" : uniAsserted(*r.ir.branch) ? "uniform (bra.uni)" : "uniform";
-        why = std::string(kind) + " branch: larger side " + std::to_string(big) + " against " + limitName + " " +
+        why = std::string(divergenceWord(isDivergent, *r.ir.branch)) + " branch: larger side " + std::to_string(big) + " against " + limitName + " " +
               std::to_string(limit);
         if (!accept && big <= limit + 2) nearMiss_.insert(r.ir.branch);
       } else if (big > combinedLimit_ || both > threshold_) {

@@ -204,8 +204,7 @@ class Select : public Pass {
     } else {
       int64_t limit = isDivergent ? limit_ : uniformLimit_;
       accept = cost <= limit;
-      const char* kind = isDivergent ? "divergent" : uniAsserted(*r.branch) ? "uniform (bra.uni)" : "uniform";
-      why = std::string(kind) + " branch: both sides and the selects " + std::to_string(cost) + " against " +
+      why = std::string(divergenceWord(isDivergent, *r.branch)) + " branch: both sides and the selects " + std::to_string(cost) + " against " +
             (isDivergent ? "limit " : "uniform-limit ") + std::to_string(limit);
     }
     if (!accept) return refuse("cost", why);
