@@ -1,8 +1,17 @@
 // plant-bug: a testing aid, in no pipeline. A deliberately wrong rewrite of the first conditional
-// branch of every function, so that the differential fuzzer has a miscompile to find and its
-// reducer one to shrink: `kind=invert` inverts its guard (tests/lit/fuzz/reduce-planted-bug.test),
-// `kind=uni` marks it `.uni`, a false assertion where its lanes disagree, which the emulator alone
-// would run correctly (tests/lit/ptxrun/uni-split.test).
+// branch of every function, so that the tools that must catch a bad optimizer have one to catch:
+//   kind=invert     inverts its guard: a miscompile for the differential fuzzer and its reducer
+//                   (tests/lit/fuzz/reduce-planted-bug.test);
+//   kind=uni        marks it `.uni`, a false assertion where its lanes disagree, which the emulator
+//                   alone would run correctly (tests/lit/ptxrun/uni-split.test);
+//   kind=reject     gives it a qualifier ptxas rejects (`.ptxopt::planted`) and ptxopt's verifier
+//                   keeps, as qualifiers with '::' are kept verbatim: output that ptxas refuses;
+//   kind=malformed  gives it a modifier the verifier rejects (`.ptxopt_planted`);
+//   kind=crash      aborts the process, as a crash of a pass would.
+// The last three test how ptxopt-ptxas survives its optimizer (tests/lit/ptxopt-ptxas/).
+#include <cstdlib>
+
+#include "ptxopt/ir/Module.h"
 #include "ptxopt/passes/Passes.h"
 
 namespace ptxopt {
@@ -12,13 +21,18 @@ namespace {
 class PlantBug : public Pass {
  public:
   PassResult run(Function& f, FunctionAnalysisManager&, PassContext& ctx) override {
-    const bool uni = ctx.knobs().getString("kind") == "uni";
+    const std::string kind(ctx.knobs().getString("kind"));
+    const bool uni = kind == "uni";
     for (BasicBlock* b : f.blocks()) {
       Instruction* t = b->terminator();
       if (!t || !t->is(Opcode::Bra) || !t->hasGuard() || (uni && t->has(Mod::Uni))) continue;
+      if (kind == "crash") std::abort();
       if (uni) {
         t->addMod(Mod::Uni);
         ctx.count("branches-marked-uni");
+      } else if (kind == "reject" || kind == "malformed") {
+        t->addMod(lookupMod(kind == "reject" ? ".ptxopt::planted" : ".ptxopt_planted", f.parent()->strings()));
+        ctx.count("branches-spoiled");
       } else {
         t->setGuard(t->guard(), !t->guardNegated());
         ctx.count("branches-inverted");
@@ -33,13 +47,14 @@ class PlantBug : public Pass {
 
 PassInfo plantBugPassInfo() {
   return PassInfo{"plant-bug",
-                  "testing aid: a wrong rewrite of the first conditional branch (inverted, or marked .uni) for testing the "
-                  "fuzzer and its reducer",
+                  "testing aid: a wrong rewrite of the first conditional branch (inverted, marked .uni, spoiled for ptxas "
+                  "or the verifier, or a crash) for testing the fuzzer, its reducer and ptxopt-ptxas",
                   "-",
                   {{"kind", KnobType::Choice, "invert",
                     "invert: invert the first conditional branch's guard; uni: mark it .uni (a false assertion where its lanes "
-                    "disagree)",
-                    false, "invert uni"}},
+                    "disagree); reject: add a qualifier ptxas rejects; malformed: add a modifier the verifier rejects; crash: "
+                    "abort",
+                    false, "invert uni reject malformed crash"}},
                   [] { return std::make_unique<PlantBug>(); },
                   /*testingAid=*/true};
 }

@@ -68,7 +68,11 @@ std::string_view tokKindName(TokKind k) {
   return "token";
 }
 
-Lexer::Lexer(std::string_view src) : cur_(src.data()), end_(src.data() + src.size()), lineStart_(src.data()) {}
+Lexer::Lexer(std::string_view src) : cur_(src.data()), end_(src.data() + src.size()), lineStart_(src.data()) {
+  // PTX handed over as a C string keeps its terminator: nvJitLink's linked PTX (numba-cuda's LTO
+  // path) ends in NUL bytes. They end the text; a NUL before other text is still an error.
+  while (end_ > cur_ && end_[-1] == '\0') --end_;
+}
 
 void Lexer::fail(SourceLoc loc, const std::string& msg) const { throw FatalDiagnostic(loc, msg); }
 

@@ -9,6 +9,7 @@
 #include "ptxopt/ptx/Parser.h"
 #include "ptxopt/ptx/Printer.h"
 #include "ptxopt/support/File.h"
+#include "ptxopt/support/Hash.h"
 #include "ptxopt/support/Process.h"
 
 namespace ptxopt::quality {
@@ -26,12 +27,6 @@ std::string firstLines(const std::string& text, size_t n) {
   return at == std::string::npos ? text : text.substr(0, at);
 }
 
-// FNV-1a of s, continuing from h.
-uint64_t fnv1a(std::string_view s, uint64_t h = 0xcbf29ce484222325ull) {
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
-
 // A pipeline's label as part of a file name: letters, digits and '-' stay, the rest become '_'.
 // A long label (a pipeline with many knob settings) is cut and ends in a hash of the whole, so
 // that the names made from it (".sm_90.cubin", ".ptx.cfg.svg" added) stay under the 255-byte
@@ -41,13 +36,11 @@ std::string fileLabel(const std::string& label) {
   std::string safe;
   for (char c : label) safe += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
   if (safe.size() <= kMax) return safe;
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(label)));
-  return safe.substr(0, kMax - 17) + "_" + hex;
+  return safe.substr(0, kMax - 17) + "_" + hex16(fnv1a(label));
 }
 
 std::string digest(const emu::RunResult& r) {
-  uint64_t h = 0xcbf29ce484222325ull;
+  uint64_t h = kFnvOffset;
   auto mix = [&](std::string_view s) { h = (fnv1a(s, h) ^ 0xff) * 0x100000001b3ull; };
   for (const emu::BufferResult& b : r.buffers) {
     mix(b.name);
@@ -55,9 +48,7 @@ std::string digest(const emu::RunResult& r) {
   }
   mix(r.stdoutText);
   mix(r.fault);
-  char buf[20];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
+  return hex16(h);
 }
 
 unsigned smNumber(const std::string& arch) {

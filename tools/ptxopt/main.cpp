@@ -9,7 +9,6 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
 
 #include "ptxopt/analysis/AnalysisPrinter.h"
 #include "ptxopt/analysis/CfgDot.h"
@@ -21,6 +20,7 @@
 #include "ptxopt/support/File.h"
 #include "ptxopt/support/Process.h"
 #include "ptxopt/support/Version.h"
+#include "../common/PipelineFlags.h"
 
 namespace {
 
@@ -51,47 +51,24 @@ void listPasses() {
   std::fputs(out.c_str(), stdout);
 }
 
-std::string remarkJson(const ptxopt::Remark& r) {
-  nlohmann::json j;
-  j["pass"] = r.pass;
-  j["function"] = r.function;
-  j["block"] = r.block;
-  j["decision"] = r.decision;
-  j["reason"] = r.reason;
-  j["figures"] = nlohmann::json::object();
-  for (const auto& [k, v] : r.figures) j["figures"][k] = v;
-  return j.dump();
-}
-
 int run(int argc, char** argv) {
   CLI::App app{"ptxopt: reads PTX, optimizes its control flow, writes PTX that ptxas accepts"};
   std::string input;
   std::string output = "-";
   bool outputGiven = false;
-  bool verify = false, stats = false, listPassesFlag = false, verifyEach = false, printAfterAll = false,
-       timePasses = false, locSelf = false;
-  unsigned optLevel = 2;
-  std::string passesText, printAnalysis, remarksFile, dotDir, dotFormat = "dot", profileUse;
-  std::vector<std::string> disabled, knobs, printAfter, dotAfter;
+  bool verify = false, stats = false, listPassesFlag = false, printAfterAll = false, timePasses = false, locSelf = false;
+  std::string printAnalysis, dotDir, dotFormat = "dot";
+  std::vector<std::string> printAfter, dotAfter;
   unsigned jobs = 1;
+  ptxopt::tools::PipelineFlags flags;
 
   app.add_option("input", input, "PTX file to read ('-' for standard input)");
   app.add_option("-o,--output", output, "where to write the PTX ('-' for standard output)")
       ->each([&](const std::string&) { outputGiven = true; });
-  auto* olevel = app.add_option("-O", optLevel, "optimization level 0-3 (default 2); see --list-passes")
-                     ->check(CLI::Range(0u, 3u));
-  app.add_option("--passes", passesText, "run exactly these passes, comma-separated, instead of an -O pipeline")
-      ->excludes(olevel);
-  app.add_option("--disable-pass", disabled, "skip this pass (repeatable, or a comma list); "
-                                             "also PTXOPT_DISABLED_PASSES")
-      ->delimiter(',')
-      ->allow_extra_args(false);
-  app.add_option("--knob", knobs, "set a pass knob: PASS.KNOB=VALUE (repeatable)")->allow_extra_args(false);
+  ptxopt::tools::addPipelineFlags(app, flags);
   app.add_flag("--list-passes", listPassesFlag, "list the passes, their knobs and the -O pipelines");
   app.add_flag("--verify", verify, "check the IR at the end too (the input is always checked); exit 1 if it is malformed");
-  app.add_flag("--verify-each", verifyEach, "check the IR after every pass and name the pass that broke it");
   app.add_flag("--stats", stats, "print functions, blocks, instructions, per-opcode counts and pass counters to stderr");
-  app.add_option("--remarks", remarksFile, "write each pass decision as a JSON line to this file");
   app.add_flag("--print-after-all", printAfterAll, "print each function after every pass (stderr)");
   app.add_option("--print-after", printAfter, "print each function after this pass (stderr; repeatable)")
       ->delimiter(',')
@@ -105,9 +82,6 @@ int run(int argc, char** argv) {
   app.add_option("--print-analysis", printAnalysis,
                  "print analyses to stdout instead of the PTX: cfg, dom, postdom, domfrontier, loops, liveness, "
                  "reaching-defs, uniformity, memspace (comma list)");
-  app.add_option("--profile-use", profileUse,
-                 "a branch profile of this file from ptxrun --profile-out: the cost models weigh each branch by "
-                 "how often its warps diverged");
   app.add_option("--dot-cfg", dotDir, "write one Graphviz file of each function's CFG into this directory");
   app.add_option("--dot-cfg-format", dotFormat, "dot (default), svg or png; svg and png run Graphviz 'dot'")
       ->check(CLI::IsMember({"dot", "svg", "png"}));
@@ -142,29 +116,16 @@ int run(int argc, char** argv) {
 
   // The pass pipeline.
   ptxopt::PassManagerOptions pmo;
-  if (!passesText.empty()) {
-    pmo.pipeline = ptxopt::splitList(passesText);
-  } else {
-    for (std::string_view n : ptxopt::pipelineForLevel(optLevel)) pmo.pipeline.emplace_back(n);
+  std::string error;
+  if (!ptxopt::tools::pipelineOptions(flags, pmo, error)) {
+    std::fprintf(stderr, "ptxopt: error: %s\n", error.c_str());
+    return 1;
   }
-  for (const std::string& d : disabled) pmo.disabled.insert(d);
-  if (const char* env = std::getenv("PTXOPT_DISABLED_PASSES"))
-    for (const std::string& d : ptxopt::splitList(env)) pmo.disabled.insert(d);
-  for (const std::string& k : knobs) {
-    size_t eq = k.find('=');
-    if (eq == std::string::npos) {
-      std::fprintf(stderr, "ptxopt: error: --knob takes PASS.KNOB=VALUE, found '%s'\n", k.c_str());
-      return 1;
-    }
-    pmo.knobs[k.substr(0, eq)] = k.substr(eq + 1);
-  }
-  pmo.verifyEach = verifyEach;
   pmo.printAfterAll = printAfterAll;
   for (const std::string& p : printAfter) pmo.printAfter.insert(p);
   for (const std::string& p : dotAfter) pmo.dotAfter.insert(p);
   pmo.jobs = jobs;
   ptxopt::PassManager pm;
-  std::string error;
   if (!pm.configure(pmo, error)) {
     std::fprintf(stderr, "ptxopt: error: %s\n", error.c_str());
     return 1;
@@ -183,19 +144,14 @@ int run(int argc, char** argv) {
   ptxopt::ModuleStats statsBefore;
   if (stats) statsBefore = ptxopt::computeStats(*module);
   ptxopt::BranchProfile profile;
-  if (!profileUse.empty()) {
-    std::string ptext;
-    if (!ptxopt::readFile(profileUse, ptext, error) || !ptxopt::parseBranchProfile(ptext, profileUse, profile, error)) {
-      std::fprintf(stderr, "%s%s\n", error.rfind(profileUse, 0) == 0 ? "" : "ptxopt: error: ", error.c_str());
+  if (!flags.profileUse.empty()) {
+    std::string warnings;
+    if (!ptxopt::tools::loadProfile("ptxopt", flags.profileUse, *module, displayName, /*onlyFunctionsOf=*/false,
+                                    profile, warnings, error)) {
+      std::fprintf(stderr, "%s\n", error.c_str());
       return 1;
     }
-    // A profile of another file (or of this one before it changed) would steer the cost models
-    // by the wrong branches: say so, and use the entries that still fit.
-    std::vector<std::string> stray = ptxopt::unmatchedProfileEntries(profile, *module);
-    for (size_t k = 0; k < stray.size() && k < 5; ++k)
-      std::fprintf(stderr, "%s: warning: profile entry %s names no such branch of %s\n", profileUse.c_str(),
-                   stray[k].c_str(), displayName.c_str());
-    if (stray.size() > 5) std::fprintf(stderr, "%s: warning: ... and %zu more\n", profileUse.c_str(), stray.size() - 5);
+    std::fputs(warnings.c_str(), stderr);
     pm.setProfile(&profile);
   }
 
@@ -212,10 +168,10 @@ int run(int argc, char** argv) {
     }
   }
 
-  if (!remarksFile.empty()) {
+  if (!flags.remarks.empty()) {
     std::string lines;
-    for (const ptxopt::Remark& r : result.remarks) lines += remarkJson(r) + "\n";
-    if (!ptxopt::writeFile(remarksFile, lines, error)) {
+    for (const ptxopt::Remark& r : result.remarks) lines += ptxopt::tools::remarkJson(r) + "\n";
+    if (!ptxopt::writeFile(flags.remarks, lines, error)) {
       std::fprintf(stderr, "ptxopt: error: %s\n", error.c_str());
       return 1;
     }
