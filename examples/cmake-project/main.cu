@@ -1,6 +1,6 @@
 // A per-element opcode interpreter: each element says which of eight operations to apply, so the
-XX
-// switch-opt lowers the chain (docs/passes/switch-opt.md).
+// switch diverges within a warp. nvcc keeps it as a tree of compare-and-branch; ptxopt's
+// switch-opt lowers it (docs/passes/switch-opt.md).
 #include <cstdio>
 #include <vector>
 

@@ -430,6 +430,8 @@ std::string argsJson(const std::string& ptxas, const std::vector<std::string>& a
   j["args"] = args;
   j["input"] = input;
   j["input_index"] = index;
+  char cwd[4096];
+  if (getcwd(cwd, sizeof cwd)) j["cwd"] = cwd;  // relative paths in the call, and in .file lines
   j["status"] = status;
   j["ptxopt"] = ptxopt::kVersion;
   j["ptxopt_flags"] = env("PTXOPT_FLAGS");
