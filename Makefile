@@ -1,5 +1,6 @@
 # Front door for newcomers and CI. Every target sets up what it needs first.
-#   make demo   set up, build, optimize the bundled example, check it with ptxrun, report (ptxopt-bench)
+#   make demo   set up, build the tools, optimize the bundled example, check it with ptxrun, build it
+#               with nvcc through ptxopt-ptxas, report (ptxopt-bench)
 #   make test   set up, build, run every test (GCC build + ASan/UBSan build with the fuzz smoke run)
 #   make bench  build and run the benchmarks
 BUILD      ?= build
@@ -8,7 +9,11 @@ JOBS       ?= $(shell nproc)
 WERROR     ?= $(if $(CI),ON,OFF)
 CMAKE_FLAGS ?=
 
-.PHONY: all setup build demo test test-gcc test-asan bench clean
+# What `make demo` runs, and nothing else (the tests, the corpus and the benchmarks are not built).
+DEMO_TOOLS = ptxopt ptxopt-ptxas ptxrun ptxopt-bench
+NVCC       ?= $(shell command -v nvcc 2>/dev/null || (test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc))
+
+.PHONY: all setup build tools demo test test-gcc test-asan bench clean
 
 all: build
 
@@ -21,7 +26,10 @@ $(BUILD)/build.ninja:
 build: setup $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+tools: setup $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target $(DEMO_TOOLS)
+
+demo: tools
 	$(BUILD)/ptxopt examples/demo.ptx -o $(BUILD)/demo.opt.ptx --verify --stats
 	@echo "wrote $(BUILD)/demo.opt.ptx"
 	@if [ -x /usr/local/cuda/bin/ptxas ]; then \
@@ -29,6 +37,12 @@ demo: build
 	  echo "ptxas accepts $(BUILD)/demo.opt.ptx"; \
 	else echo "SKIPPED: ptxas not found, output not assembled"; fi
 	$(BUILD)/ptxrun --launch examples/demo.json examples/demo.ptx --check-races --compare $(BUILD)/demo.opt.ptx
+	@# ptxopt in a build by one setting: nvcc's ptxas calls go through ptxopt-ptxas (docs/PTXOPT_PTXAS.md).
+	@if [ -n "$(NVCC)" ]; then \
+	  echo "nvcc --ptxas-prefix=$(BUILD)/ptxopt-ptxas -arch=sm_90 -cubin examples/demo.cu -o $(BUILD)/demo.cubin"; \
+	  PTXOPT_VERBOSE=1 $(NVCC) --ptxas-prefix=$(abspath $(BUILD))/ptxopt-ptxas -arch=sm_90 -cubin examples/demo.cu \
+	    -o $(BUILD)/demo.cubin && echo "nvcc built $(BUILD)/demo.cubin through ptxopt-ptxas"; \
+	else echo "SKIPPED: nvcc not found, the nvcc build through ptxopt-ptxas not shown"; fi
 	@# The report: emulator figures, SASS census and estimated dynamic SASS, -O0 against -O1 and -O2.
 	$(BUILD)/ptxopt-bench --pipelines=-O0,-O1,-O2 examples -o $(BUILD)/demo-report
 	@cat $(BUILD)/demo-report/summary.md

@@ -7,9 +7,12 @@
 //   kind=reject     gives it a qualifier ptxas rejects (`.ptxopt::planted`) and ptxopt's verifier
 //                   keeps, as qualifiers with '::' are kept verbatim: output that ptxas refuses;
 //   kind=malformed  gives it a modifier the verifier rejects (`.ptxopt_planted`);
-//   kind=crash      aborts the process, as a crash of a pass would.
+//   kind=crash      aborts the process, as a crash of a pass would;
+//   kind=hang       never returns, as a pass caught in an endless loop would.
 // The last three test how ptxopt-ptxas survives its optimizer (tests/lit/ptxopt-ptxas/).
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "ptxopt/ir/Module.h"
 #include "ptxopt/passes/Passes.h"
@@ -27,6 +30,8 @@ class PlantBug : public Pass {
       Instruction* t = b->terminator();
       if (!t || !t->is(Opcode::Bra) || !t->hasGuard() || (uni && t->has(Mod::Uni))) continue;
       if (kind == "crash") std::abort();
+      if (kind == "hang")
+        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
       if (uni) {
         t->addMod(Mod::Uni);
         ctx.count("branches-marked-uni");
@@ -48,13 +53,13 @@ class PlantBug : public Pass {
 PassInfo plantBugPassInfo() {
   return PassInfo{"plant-bug",
                   "testing aid: a wrong rewrite of the first conditional branch (inverted, marked .uni, spoiled for ptxas "
-                  "or the verifier, or a crash) for testing the fuzzer, its reducer and ptxopt-ptxas",
+                  "or the verifier, a crash or a hang) for testing the fuzzer, its reducer and ptxopt-ptxas",
                   "-",
                   {{"kind", KnobType::Choice, "invert",
                     "invert: invert the first conditional branch's guard; uni: mark it .uni (a false assertion where its lanes "
                     "disagree); reject: add a qualifier ptxas rejects; malformed: add a modifier the verifier rejects; crash: "
-                    "abort",
-                    false, "invert uni reject malformed crash"}},
+                    "abort; hang: never return",
+                    false, "invert uni reject malformed crash hang"}},
                   [] { return std::make_unique<PlantBug>(); },
                   /*testingAid=*/true};
 }

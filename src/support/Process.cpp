@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <spawn.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -11,6 +12,8 @@
 #include <cstdlib>
 #include <chrono>
 #include <cstring>
+
+extern char** environ;
 
 namespace ptxopt {
 namespace {
@@ -138,6 +141,40 @@ ProcessResult runProcess(const std::vector<std::string>& argv, unsigned timeoutS
   finish(pid, !inTime, r);
   if (r.end == ProcessResult::End::Exited && r.exitCode == 127 && r.out.empty() && r.err.empty())
     r.end = ProcessResult::End::CouldNotStart;
+  return r;
+}
+
+ProcessResult spawnProcess(const std::vector<std::string>& argv) {
+  ProcessResult r;
+  if (argv.empty()) return r;
+  int out[2], err[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return r;
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    close(out[0]);
+    close(out[1]);
+    return r;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
+  close(err[1]);
+  if (rc == 0) drain(out[0], err[0], r.out, r.err, Clock::time_point(), false);
+  close(out[0]);
+  close(err[0]);
+  if (rc != 0) {
+    r.err = std::string("cannot run ") + argv[0] + ": " + std::strerror(rc);
+    return r;
+  }
+  finish(pid, false, r);
   return r;
 }
 

@@ -5,8 +5,9 @@
      gave it, of `ptxopt in.ptx` (tests/toolchains/kept.py);
   2. where a launch spec exists (tests/emu/specs), the optimized module computes under ptxrun
      what nvcc's PTX computed;
-and, on a few kernels: the same through NVCC_APPEND_FLAGS; -G (ptxas gets -g: the PTX goes
-through untouched, the object equals plain nvcc's); -rdc=true -c (ptxas --compile-only).
+and, on a few kernels: the same through NVCC_APPEND_FLAGS and through the shadow nvcc of
+docs/PTXOPT_PTXAS.md (its own nvcc.profile); -G (ptxas gets -g: the PTX goes through untouched,
+the object equals plain nvcc's); -rdc=true -c (ptxas --compile-only).
 PTXOPT_STRICT=1 throughout, so that any failure of ptxopt's fails the build instead of falling
 back. At least one kernel must come out changed. Exits 77 (SKIPPED) without nvcc.
 """
@@ -52,6 +53,7 @@ def main():
     args = ap.parse_args()
     if not args.nvcc or not os.path.exists(args.nvcc):
         return skipped(["nvcc not found: nvcc --ptxas-prefix not tested"])
+    args.wrapper, args.ptxopt, args.ptxrun = map(os.path.abspath, (args.wrapper, args.ptxopt, args.ptxrun))
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
     env = dict(os.environ, PTXOPT_STRICT="1")
@@ -138,6 +140,26 @@ def main():
             ref, why = kept.reference_object(calls[0][0], calls[0][1], args.ptxopt, work)
             if ref is None:
                 failures.append("%s: -rdc=true: %s" % (name, why))
+        # The fallback of docs/PTXOPT_PTXAS.md: a shadow nvcc whose nvcc.profile puts a "ptxas"
+        # that is ptxopt-ptxas first on the PATH; the same cubin as --ptxas-prefix.
+        shadow = os.path.join(work, "shadow")
+        os.makedirs(os.path.join(shadow, "bin"))
+        os.makedirs(os.path.join(shadow, "ptxas"))
+        os.symlink(os.path.realpath(args.nvcc), os.path.join(shadow, "bin", "nvcc"))
+        os.symlink(args.wrapper, os.path.join(shadow, "ptxas", "ptxas"))
+        top = os.path.dirname(os.path.dirname(os.path.realpath(args.nvcc)))
+        with open(os.path.join(os.path.dirname(os.path.realpath(args.nvcc)), "nvcc.profile")) as f:
+            profile = f.read()
+        profile = re.sub(r"(?m)^TOP\s*=.*$", "TOP = " + top, profile)
+        profile = re.sub(r"(?m)^PATH\s*\+=.*$", "PATH += %s:$(CICC_PATH):$(TOP)/bin:" % os.path.join(shadow, "ptxas"), profile)
+        with open(os.path.join(shadow, "bin", "nvcc.profile"), "w") as f:
+            f.write(profile)
+        cubin = os.path.join(work, "shadow.cubin")
+        r = kept.run([os.path.join(shadow, "bin", "nvcc"), "-arch=sm_90", "-cubin", src, "-o", cubin],
+                     env=dict(env, PTXOPT_KEEP_DIR=os.path.join(work, "keep-shadow")))
+        if r.returncode != 0 or open(cubin, "rb").read() != want or not os.path.isdir(os.path.join(work, "keep-shadow")):
+            failures.append("%s: the shadow nvcc of docs/PTXOPT_PTXAS.md did not give the same cubin through ptxopt-ptxas: %s"
+                            % (name, r.stderr.strip()))
         print("%-28s %s" % ("other ways: " + name, "checked"))
 
     print("nvcc --ptxas-prefix: %d kernels, %d changed by ptxopt, %d failure(s), %.0f s"

@@ -1,5 +1,5 @@
 // ptxopt-ptxas: ptxas's command line with ptxopt in front. It optimizes each PTX input with the
-// library (in a forked child, so that a crash or a hang of the optimizer costs nothing but the
+// library (guarded, so that a crash or a hang of the optimizer costs nothing but the
 // optimization), then runs the real ptxas with the same arguments, each input replaced by its
 // optimized copy. Anything that goes wrong on ptxopt's side is one warning line and the original
 // PTX: a build never fails because of ptxopt unless PTXOPT_STRICT=1 asks for it.
@@ -8,7 +8,9 @@
 // PTXOPT_PROFILE_USE, PTXOPT_REMARKS, PTXOPT_KEEP_DIR, PTXOPT_FINDINGS_DIR, PTXOPT_STRICT,
 // PTXOPT_VERBOSE, PTXOPT_TIMEOUT.
 
+#include <elf.h>
 #include <fcntl.h>
+#include <link.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -130,7 +132,7 @@ std::string findRealPtxas(const std::string& fromNvcc, std::string& error) {
 ptxopt::ProcessResult runPtxas(const std::string& ptxas, const std::vector<std::string>& args) {
   std::vector<std::string> argv{ptxas};
   argv.insert(argv.end(), args.begin(), args.end());
-  return ptxopt::runProcess(argv);
+  return ptxopt::spawnProcess(argv);
 }
 
 void writeAll(int fd, const std::string& s) {
@@ -288,29 +290,6 @@ struct Optimized {
   std::string summary;  // what the passes did, one line
 };
 
-// The child's answer to the parent: each field as its length, a newline and its bytes.
-std::string pack(const Optimized& o) {
-  std::string out = o.ok ? "1\n" : "0\n";
-  for (const std::string* f : {&o.ptx, &o.remarks, &o.notes, &o.reason, &o.summary})
-    out += std::to_string(f->size()) + "\n" + *f;
-  return out;
-}
-
-bool unpack(const std::string& in, Optimized& o) {
-  if (in.size() < 2 || in[1] != '\n') return false;
-  o.ok = in[0] == '1';
-  size_t at = 2;
-  for (std::string* f : {&o.ptx, &o.remarks, &o.notes, &o.reason, &o.summary}) {
-    size_t nl = in.find('\n', at);
-    if (nl == std::string::npos) return false;
-    size_t n = std::strtoull(in.c_str() + at, nullptr, 10);
-    if (nl + 1 + n > in.size()) return false;
-    *f = in.substr(nl + 1, n);
-    at = nl + 1 + n;
-  }
-  return at == in.size();
-}
-
 std::string firstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 // What ptxas said against a file: its first error line (its -v information comes first), else
@@ -366,30 +345,78 @@ Optimized optimize(const std::string& text, const std::string& path, ptxopt::Pas
   return o;
 }
 
-Optimized optimizeInChild(const std::string& text, const std::string& path, ptxopt::PassManager& pm,
-                          const Settings& s) {
-  std::fflush(stdout);
-  std::fflush(stderr);
-  ptxopt::ProcessResult r = ptxopt::runInChild(
-      [&] {
-        try {
-          return pack(optimize(text, path, pm, s));
-        } catch (const std::exception& e) {
-          Optimized o;
-          o.reason = std::string("internal error: ") + e.what();
-          return pack(o);
-        }
-      },
-      s.timeoutSeconds);
-  Optimized o;
-  if (r.end == ptxopt::ProcessResult::End::TimedOut) {
-    o.reason = fmt::format("ptxopt took longer than {} s (PTXOPT_TIMEOUT)", s.timeoutSeconds);
-  } else if (r.end == ptxopt::ProcessResult::End::Signaled) {
-    o.reason = "ptxopt crashed: " + r.describe();
-  } else if (!r.ok() || !unpack(r.out, o)) {
-    o = Optimized{};
-    o.reason = "ptxopt ended without an answer: " + r.describe();
+// ---- a guard against crashes and hangs of the optimizer ----------------------------------------
+
+// While ptxopt optimizes a file, a crash (a fatal signal) or a hang (PTXOPT_TIMEOUT, by SIGALRM)
+// must not fail the compile. The handler writes one line and hands the call, unchanged, to ptxas:
+// execv replaces the broken process and is async-signal-safe. Under PTXOPT_STRICT it exits 1.
+// Everything the handler touches is prepared before the guard is armed. (A forked child would
+// do the same at the price of a fork per compile, a third of ptxopt-ptxas's own time on a small
+// kernel: docs/BENCHMARKS.md.)
+struct Guard {
+  std::vector<std::string> texts;  // by signal: the whole line the handler writes
+  std::vector<char*> argv;         // ptxas and the original arguments
+  const char* ptxas = nullptr;
+  bool strict = false;
+};
+Guard gGuard;
+constexpr int kGuardedSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGALRM};
+alignas(16) char gAltStack[1 << 16];  // the handler's stack: a stack overflow is a crash too
+
+extern "C" void onOptimizerFault(int sig) {
+  const std::string& line = gGuard.texts[static_cast<size_t>(sig)];
+  (void)!write(2, line.data(), line.size());
+  for (const std::string& f : gTempFiles) unlink(f.c_str());
+  if (gTempDir[0]) rmdir(gTempDir);
+  if (gGuard.strict) _exit(1);
+  execv(gGuard.ptxas, gGuard.argv.data());
+  _exit(127);
+}
+
+void armGuard(const std::string& path, const Settings& s, const std::string& ptxas, std::vector<std::string>& args) {
+  gGuard.strict = s.strict;
+  gGuard.ptxas = ptxas.c_str();
+  gGuard.argv.clear();
+  gGuard.argv.push_back(const_cast<char*>(ptxas.c_str()));
+  for (std::string& a : args) gGuard.argv.push_back(a.data());
+  gGuard.argv.push_back(nullptr);
+  gGuard.texts.assign(NSIG, std::string());
+  for (int sig : kGuardedSignals) {
+    std::string reason = sig == SIGALRM ? fmt::format("ptxopt took longer than {} s (PTXOPT_TIMEOUT)", s.timeoutSeconds)
+                                        : fmt::format("ptxopt crashed: signal {} ({})", sig, strsignal(sig));
+    gGuard.texts[static_cast<size_t>(sig)] =
+        s.strict ? fmt::format("{}: error: cannot optimize {}: {}\n", kTool, path, reason)
+                 : fmt::format("{}: warning: cannot optimize {}: {}; assembling the original PTX\n", kTool, path, reason);
   }
+  stack_t alt{};
+  alt.ss_sp = gAltStack;
+  alt.ss_size = sizeof gAltStack;
+  sigaltstack(&alt, nullptr);
+  struct sigaction sa{};
+  sa.sa_handler = onOptimizerFault;
+  sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : kGuardedSignals) sigaction(sig, &sa, nullptr);
+  std::fflush(stderr);
+  alarm(s.timeoutSeconds);
+}
+
+void disarmGuard() {
+  alarm(0);
+  for (int sig : kGuardedSignals) signal(sig, SIG_DFL);
+}
+
+Optimized optimizeGuarded(const std::string& text, const std::string& path, ptxopt::PassManager& pm,
+                          const Settings& s, const std::string& ptxas, std::vector<std::string>& args) {
+  armGuard(path, s, ptxas, args);
+  Optimized o;
+  try {
+    o = optimize(text, path, pm, s);
+  } catch (const std::exception& e) {
+    o = Optimized{};
+    o.reason = std::string("internal error: ") + e.what();
+  }
+  disarmGuard();
   return o;
 }
 
@@ -469,13 +496,46 @@ void appendFile(const std::string& path, const std::string& text) {
 
 // ---- --version ------------------------------------------------------------------------------------
 
+// The GNU build id of this executable (the linker's hash of its contents), 12 hex digits; empty
+// without one.
+std::string buildId() {
+  std::string id;
+  dl_iterate_phdr(
+      [](struct dl_phdr_info* info, size_t, void* out) {
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_NOTE) continue;
+          const char* at = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
+          const char* end = at + ph.p_memsz;
+          while (at + sizeof(ElfW(Nhdr)) <= end) {
+            const auto* n = reinterpret_cast<const ElfW(Nhdr)*>(at);
+            const char* name = at + sizeof(ElfW(Nhdr));
+            const char* desc = name + ((n->n_namesz + 3) & ~3u);
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0) {
+              std::string& hex = *static_cast<std::string*>(out);
+              for (unsigned k = 0; k < n->n_descsz && hex.size() < 12; ++k)
+                hex += fmt::format("{:02x}", static_cast<unsigned char>(desc[k]));
+              return 1;
+            }
+            at = desc + ((n->n_descsz + 3) & ~3u);
+          }
+        }
+        return 1;  // the executable is the first object; the libraries do not matter
+      },
+      &id);
+  return id;
+}
+
 // The line ptxopt-ptxas adds to ptxas's version: it names ptxopt's build and what it will do, so
 // that a cache keyed by the version text (Triton's) does not hand out objects built without
 // ptxopt or with another pipeline or profile. It must not contain the word Triton looks for
 // ("release N.N"), which belongs to ptxas's own line.
 std::string versionLine(const Settings& s) {
-  std::string self = selfExe(), exe, error;
-  std::string build = ptxopt::readFile(self, exe, error) ? ptxopt::hex16(ptxopt::fnv1a(exe)).substr(0, 12) : "unknown";
+  std::string error, build = buildId();
+  if (build.empty()) {  // a linker without build ids: a hash of the executable
+    std::string exe;
+    build = ptxopt::readFile(selfExe(), exe, error) ? ptxopt::hex16(ptxopt::fnv1a(exe)) : "unknown";
+  }
   std::string what;
   if (!s.error.empty()) {
     what = "off (" + s.error + ")";
@@ -570,7 +630,7 @@ int run(int argc, char** argv) {
       continue;
     }
     auto start = std::chrono::steady_clock::now();
-    Optimized o = optimizeInChild(originals[k], path, pm, s);
+    Optimized o = optimizeGuarded(originals[k], path, pm, s, ptxas, args);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (s.verbose && !o.notes.empty()) std::fputs(o.notes.c_str(), stderr);
     if (!o.ok) {

@@ -29,6 +29,12 @@ std::string findProgram(const std::string& name, const std::vector<std::string>&
 // empty. Killed after `timeoutSeconds` (0: no limit).
 ProcessResult runProcess(const std::vector<std::string>& argv, unsigned timeoutSeconds = 0);
 
+// As runProcess, without a time limit, but started with posix_spawn: no copy of the caller's
+// page tables, which makes it the cheaper start for a caller with much memory mapped (and for
+// one that runs once per compile, as ptxopt-ptxas does). The child is not killed with the
+// caller. argv[0] must be a path.
+ProcessResult spawnProcess(const std::vector<std::string>& argv);
+
 // Runs `work` in a forked child and returns its result string in `out`. A crash is End::Signaled,
 // a child that takes longer than `timeoutSeconds` (0: no limit) is killed (End::TimedOut). The
 // caller must not hold other threads that the work needs.
