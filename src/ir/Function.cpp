@@ -61,19 +61,31 @@ Instruction* Function::cloneInstruction(const Instruction& inst) {
   return copy;
 }
 
-std::string Function::freshName(std::string_view prefix) const {
+void Function::updateTakenNames() const {
   const Module& m = *parent_;
-  std::unordered_set<std::string> taken;
-  for (RegId r = 0; r < regs_.size(); ++r) taken.insert(regName(r));
-  for (const LabelInfo& l : labels_) taken.insert(std::string(m.str(l.name)));
-  for (const Decl& d : decls_)
-    if (d.kind == Decl::Kind::Var) taken.insert(std::string(m.str(d.var.name)));
-  for (const Variable& v : m.globals()) taken.insert(std::string(m.str(v.name)));
-  // Names of .branchtargets, .calltargets and .callprototype statements.
-  for (const BasicBlock* b : blocks_)
-    for (const Instruction* i : b->insts())
-      if (i->is(Opcode::BranchTargets) || i->is(Opcode::CallTargets) || i->is(Opcode::CallPrototype))
-        taken.insert(std::string(m.str(i->payload())));
+  TakenNames& t = taken_;
+  // The tables only grow while passes run; should one have shrunk, gather everything again.
+  if (t.built && (regs_.size() < t.regs || labels_.size() < t.labels || decls_.size() < t.decls ||
+                  m.globals().size() < t.globals))
+    t = TakenNames{};
+  for (; t.regs < regs_.size(); ++t.regs) t.names.insert(regName(static_cast<RegId>(t.regs)));
+  for (; t.labels < labels_.size(); ++t.labels) t.names.insert(std::string(m.str(labels_[t.labels].name)));
+  for (; t.decls < decls_.size(); ++t.decls)
+    if (decls_[t.decls].kind == Decl::Kind::Var) t.names.insert(std::string(m.str(decls_[t.decls].var.name)));
+  for (; t.globals < m.globals().size(); ++t.globals) t.names.insert(std::string(m.str(m.globals()[t.globals].name)));
+  if (!t.built) {
+    // Names of .branchtargets, .calltargets and .callprototype statements (later ones come
+    // from freshName).
+    for (const BasicBlock* b : blocks_)
+      for (const Instruction* i : b->insts())
+        if (i->is(Opcode::BranchTargets) || i->is(Opcode::CallTargets) || i->is(Opcode::CallPrototype))
+          t.names.insert(std::string(m.str(i->payload())));
+    t.built = true;
+  }
+}
+
+std::string Function::freshName(std::string_view prefix) const {
+  updateTakenNames();
   // Names PTX gives special registers (%pm0, %envreg3, %smid) are not handed out: ptxas 13.0
   // and the front end both accept a declaration that shadows one, but output that reads like a
   // performance counter is a trap for the next reader and for older tools.
@@ -87,9 +99,13 @@ std::string Function::freshName(std::string_view prefix) const {
     auto [end, ec] = std::from_chars(name.data() + k + 1, name.data() + name.size(), number);
     return ec != std::errc() || number <= kMaxSpecialRegNumber;
   };
-  for (uint32_t n = 0;; ++n) {
+  uint32_t& next = taken_.next[std::string(prefix)];
+  for (uint32_t n = next;; ++n) {
     std::string name = std::string(prefix) + std::to_string(n);
-    if (!taken.count(name) && !special(name)) return name;
+    if (taken_.names.count(name) || special(name)) continue;
+    next = n + 1;
+    taken_.names.insert(name);
+    return name;
   }
 }
 

@@ -70,18 +70,26 @@ class Select : public Pass {
     IfWalk w = ifWalk(am);
     pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
     removed_.clear();
+    // Liveness is brought up to date after each conversion from the header it rewrote (exact;
+    // computed afresh where a register stopped being live there). Recomputing it for the whole
+    // function after each conversion was 0.08 s of select's 0.14 s on cub_device_histogram
+    // (192 conversions).
+    Liveness lv = am.get<LivenessAnalysis>();
     bool changed = false;
     for (BasicBlock* h : w.order) {
       if (removed_.count(h)) continue;
       std::optional<IfRegion> r = findIfRegion(f, h, maxChain_);
       if (!r) continue;
       // A conversion renames and merges, but the values every block sees stay the same, so
-      // uniformity holds; liveness is recomputed after each conversion.
-      const Liveness& lv = am.get<LivenessAnalysis>();
+      // uniformity holds.
       if (!tryConvert(*r, w.mayDiverge(r->branch), lv)) continue;
       changed = true;
       buildCfg(f);
       am.invalidate(PreservedAnalyses::none());
+      if (!updateLivenessAfterBlockChange(lv, *h)) {
+        ctx.count("liveness-recomputed");
+        lv = am.get<LivenessAnalysis>();
+      }
     }
     return changed ? PassResult::changed(PreservedAnalyses::none()) : PassResult::unchanged();
   }
@@ -146,6 +154,13 @@ class Select : public Pass {
     return s;
   }
 
+  // Whether x is live into b; registers added since the liveness was computed (renamed side
+  // values, local to a converted header) are not.
+  static bool liveInto(const Liveness& lv, const BasicBlock& b, RegId x) {
+    const BitVector& in = lv.liveIn[b.id()];
+    return x < in.size() && in.test(x);
+  }
+
   bool tryConvert(const IfRegion& r, bool isDivergent, const Liveness& lv) {
     SideFacts t = scan(r.taken), fl = scan(r.fall);
     auto side = [](const SideFacts& s) {
@@ -157,7 +172,7 @@ class Select : public Pass {
     std::vector<RegId> merged;
     for (const SideFacts* s : {&t, &fl})
       for (RegId x : s->defs)
-        if (lv.liveIn[r.merge->id()].test(x) && std::find(merged.begin(), merged.end(), x) == merged.end())
+        if (liveInto(lv, *r.merge, x) && std::find(merged.begin(), merged.end(), x) == merged.end())
           merged.push_back(x);
     unsigned selects = 0;
     for (RegId x : merged) {

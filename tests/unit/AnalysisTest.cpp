@@ -188,6 +188,33 @@ TEST(Analysis, LivenessThroughALoop) {
   EXPECT_NE(t.print("liveness").find("$Lloop: in {%r1, %r3} out {%r1, %r3}"), std::string::npos) << t.print("liveness");
 }
 
+// updateLivenessAfterBlockChange: a block that now reads more carries the growth backwards to
+// the same sets a fresh computation gives; one that reads less asks for a fresh computation.
+TEST(Analysis, LivenessUpdatedAfterABlockChange) {
+  Fixture t(".reg .pred %p<2>;\n.reg .b32 %r<4>;\nmov.u32 %r1, 0;\nmov.u32 %r3, 7;\n"
+            "$Lloop:\nadd.s32 %r1, %r1, %r3;\nsetp.lt.s32 %p1, %r1, 100;\n@%p1 bra $Lloop;\n"
+            "$Ldone:\nmov.u32 %r2, %r1;\nret;");
+  ASSERT_TRUE(t.f);
+  Liveness lv = t.am->get<LivenessAnalysis>();
+  BasicBlock* done = const_cast<BasicBlock*>(t.block("$Ldone"));
+  Instruction* mov = done->insts().front();
+  ASSERT_TRUE(mov->is(Opcode::Mov));
+  // Growth: the mov now reads %p1 as its guard; %p1 is live out of the loop, not into it.
+  mov->setGuard(t.reg("%p1"), false);
+  ASSERT_TRUE(updateLivenessAfterBlockChange(lv, *done));
+  t.am->invalidate(PreservedAnalyses::none());
+  const Liveness& fresh = t.am->get<LivenessAnalysis>();
+  for (const BasicBlock* b : t.f->blocks()) {
+    EXPECT_TRUE(lv.liveIn[b->id()] == fresh.liveIn[b->id()]) << b->name();
+    EXPECT_TRUE(lv.liveOut[b->id()] == fresh.liveOut[b->id()]) << b->name();
+  }
+  EXPECT_TRUE(lv.liveOut[t.block("$Lloop")->id()].test(t.reg("%p1")));
+  EXPECT_FALSE(lv.liveIn[t.block("$Lloop")->id()].test(t.reg("%p1")));
+  // Shrinking: the mov no longer reads %r1; the update cannot tell, the caller recomputes.
+  mov->operand(1) = Operand::imm(5);
+  EXPECT_FALSE(updateLivenessAfterBlockChange(lv, *done));
+}
+
 TEST(Analysis, GuardedDefinitionsDoNotKill) {
   Fixture t(".reg .pred %p<2>;\n.reg .b32 %r<3>;\nmov.u32 %r1, 1;\nsetp.eq.u32 %p1, %r2, 0;\n"
             "@%p1 mov.u32 %r1, 2;\nadd.s32 %r2, %r1, 1;\nret;");

@@ -27,6 +27,15 @@ void forEachKilledReg(const Instruction& inst, F&& f) {
   });
 }
 
+// Brings `lv` up to date after a rewrite that changed block `b` alone (its instructions and its
+// successors; the blocks it made unreachable no longer count), with the CFG rebuilt. Exact: the
+// new live-in set of `b` is computed and, where it only grew, the growth is carried to the
+// blocks before it until nothing changes. Where a register left it, a fixed point reached from
+// the old sets could keep that register alive around a loop: returns false, and the caller must
+// compute the liveness afresh. Registers added since `lv` was computed are taken as not live on
+// entry to any block (they must be defined in `b` before they are read).
+bool updateLivenessAfterBlockChange(Liveness& lv, const BasicBlock& b);
+
 struct LivenessAnalysis {
   using Result = Liveness;
   static constexpr const char* kName = "liveness";

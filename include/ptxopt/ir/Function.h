@@ -9,6 +9,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ptxopt/ir/Instruction.h"
@@ -224,6 +226,20 @@ class Function {
   std::string freshName(std::string_view prefix) const;
 
  private:
+  // The names freshName must avoid, gathered once and then brought up to date from what was
+  // appended since (registers, labels, declarations, module variables) and from the names it
+  // handed out, with the last number handed out per prefix. Before it, each new name gathered
+  // every name of the function and the module again: a pass adding a register per region was
+  // quadratic (select on cub_device_histogram: 0.08 s of names for 200 conversions).
+  struct TakenNames {
+    bool built = false;
+    std::unordered_set<std::string> names;
+    size_t regs = 0, labels = 0, decls = 0, globals = 0;
+    std::unordered_map<std::string, uint32_t> next;  // prefix -> first number to try
+  };
+  void updateTakenNames() const;
+  mutable TakenNames taken_;
+
   Module* parent_;
   uint32_t name_;
   std::vector<Decl> decls_;
