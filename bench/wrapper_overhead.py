@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
 """The time ptxopt-ptxas adds to a ptxas call, as a ratio to the real ptxas's time.
 
-  bench/wrapper_overhead.py --build build [--reps 9] [--json out.json] [GROUP ...]
+  bench/wrapper_overhead.py --build build [--reps 9] [--json out.json] [--only F.ptx] [GROUP ...]
 
 For every PTX file of the corpus groups (default: nvcc-sm90, cccl-sm90, triton-sm80,
 triton-sm90a), with the call its toolchain makes (nvcc: `-arch=sm_90 -m64 F -o O`; Triton:
 `-lineinfo -v --gpu-name=sm_XX F -o O`), three commands run in turn, --reps times each:
   A  ptxas on the file;
   B  ptxas on `ptxopt F` (made once beforehand): what ptxas itself takes for the optimized module;
-  W  ptxopt-ptxas on the file (PTXOPT_PTXAS naming the same ptxas).
+  W  ptxopt-ptxas on the file (PTXOPT_PTXAS naming the same ptxas);
+  Z  ptxopt-ptxas with PTXOPT_FLAGS=-O0, which starts, reads its settings and hands the call to
+     ptxas (exec): the price of a second executable in the call, whatever it does.
 A small kernel's ptxas time varies by a third from run to run on a shared machine (its CPU time
 too), so each command's time is its minimum over the runs (the medians are in the JSON). Per
 file, as ratios to A:
   added  = W - A       what a user pays: the issue's figure, goal at most 3% (median over files);
   own    = W - B       ptxopt-ptxas itself: start-up, parse, passes, verify, print, temporary file;
+  start  = Z - A       the start-up alone;
   input  = B - A       ptxas's own time on the optimized module against the original;
   passes               the wrapper's own clock around the optimization (PTXOPT_VERBOSE).
 Prints one line per file and, per group and over all files, the median with the 10th and 90th
@@ -71,6 +74,7 @@ def main():
     ap.add_argument("--reps", type=int, default=9)
     ap.add_argument("--json", help="write the per-file figures here")
     ap.add_argument("--flags", default=None, help="PTXOPT_FLAGS for the wrapper (default: unset, the -O2 pipeline)")
+    ap.add_argument("--only", action="append", default=[], help="only this file name (repeatable), e.g. atomics_float.ptx")
     ap.add_argument("groups", nargs="*", default=list(GROUPS))
     args = ap.parse_args()
     wrapper = os.path.abspath(os.path.join(args.build, "ptxopt-ptxas"))
@@ -80,6 +84,7 @@ def main():
         env.pop(k, None)
     if args.flags is not None:
         env["PTXOPT_FLAGS"] = args.flags
+    off = dict(env, PTXOPT_FLAGS="-O0")
     work = tempfile.mkdtemp(prefix="wrapper-overhead-")
     obj = os.path.join(work, "x.o")
     rows, by_group = [], {}
@@ -89,7 +94,7 @@ def main():
             print("SKIPPED: %s (no %s)" % (group, directory))
             continue
         for name in sorted(os.listdir(directory)):
-            if not name.endswith(".ptx"):
+            if not name.endswith(".ptx") or (args.only and name not in args.only):
                 continue
             f = os.path.join(directory, name)
             # The optimized module under the same base name (ptxas's messages, not its object,
@@ -97,7 +102,7 @@ def main():
             opt = os.path.join(work, "opt", name)
             os.makedirs(os.path.dirname(opt), exist_ok=True)
             subprocess.run([ptxopt, *(args.flags.split() if args.flags else []), f, "-o", opt], check=True)
-            times = {"A": [], "B": [], "W": []}
+            times = {"A": [], "B": [], "W": [], "Z": []}
             passes = []
             for _ in range(args.reps):
                 times["A"].append(timed([args.ptxas, *GROUPS[group](f, obj)], env)[0])
@@ -106,19 +111,23 @@ def main():
                 times["W"].append(t)
                 m = re.search(r"optimized in ([0-9.]+) ms", err)
                 passes.append(float(m.group(1)) / 1000 if m else 0.0)
-            a, b, w = (min(times[k]) for k in "ABW")
+                times["Z"].append(timed([wrapper, *GROUPS[group](f, obj)], off)[0])
+            a, b, w, z = (min(times[k]) for k in "ABWZ")
             row = dict(group=group, file=name, bytes=os.path.getsize(f), ptxas_s=a, ptxas_optimized_s=b, wrapper_s=w,
                        passes_s=min(passes), medians_s={k: statistics.median(v) for k, v in times.items()},
-                       added=(w - a) / a, own=(w - b) / a, input=(b - a) / a, passes=min(passes) / a)
+                       added=(w - a) / a, own=(w - b) / a, start=(z - a) / a, input=(b - a) / a,
+                       passes=min(passes) / a)
             rows.append(row)
             by_group.setdefault(group, []).append(row)
-            print("%-13s %-30s %7d B  ptxas %7.1f ms  added %6.1f ms (%6.1f%%)  own %6.1f%%  input %6.1f%%  "
-                  "passes %6.1f%%" % (group, name, row["bytes"], 1000 * a, 1000 * (w - a), 100 * row["added"],
-                                      100 * row["own"], 100 * row["input"], 100 * row["passes"]), flush=True)
+            print("%-13s %-30s %7d B  ptxas %7.1f ms  added %6.1f ms (%6.1f%%)  own %6.1f%%  start %6.1f%%  "
+                  "input %6.1f%%  passes %6.1f%%" % (group, name, row["bytes"], 1000 * a, 1000 * (w - a), 100 * row["added"],
+                                                     100 * row["own"], 100 * row["start"], 100 * row["input"],
+                                                     100 * row["passes"]), flush=True)
     if not rows:
         return 1
     print("\nratios to ptxas's time on the original file (minimum of %d runs of each command):" % args.reps)
     for key, what in (("added", "added (ptxopt-ptxas - ptxas)"), ("own", "own (ptxopt-ptxas - ptxas on the optimized module)"),
+                      ("start", "start (ptxopt-ptxas with PTXOPT_FLAGS=-O0 - ptxas)"),
                       ("input", "input (ptxas on the optimized module - ptxas)"), ("passes", "passes (the optimization alone)")):
         print(what + ":")
         for group, rs in by_group.items():
