@@ -53,6 +53,17 @@ bool drain(int fdOut, int fdErr, std::string& out, std::string& err, Clock::time
   return true;
 }
 
+// Two close-on-exec pipes for a child's standard output and error; false (none open) on failure.
+bool outputPipes(int out[2], int err[2]) {
+  if (pipe2(out, O_CLOEXEC) != 0) return false;
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    close(out[0]);
+    close(out[1]);
+    return false;
+  }
+  return true;
+}
+
 void finish(pid_t pid, bool timedOut, ProcessResult& r) {
   if (timedOut) kill(pid, SIGKILL);
   int status = 0;
@@ -104,12 +115,7 @@ ProcessResult runProcess(const std::vector<std::string>& argv, unsigned timeoutS
   ProcessResult r;
   if (argv.empty()) return r;
   int out[2], err[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return r;
-  if (pipe2(err, O_CLOEXEC) != 0) {
-    close(out[0]);
-    close(out[1]);
-    return r;
-  }
+  if (!outputPipes(out, err)) return r;
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -148,12 +154,7 @@ ProcessResult spawnProcess(const std::vector<std::string>& argv) {
   ProcessResult r;
   if (argv.empty()) return r;
   int out[2], err[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return r;
-  if (pipe2(err, O_CLOEXEC) != 0) {
-    close(out[0]);
-    close(out[1]);
-    return r;
-  }
+  if (!outputPipes(out, err)) return r;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);

@@ -51,6 +51,17 @@ def write(out_dir, group, name, text):
     os.replace(tmp, os.path.join(directory, name + ".ptx"))
 
 
+def triton_source(d, ASTSource):
+    """The ASTSource and compile options of a kernel file's TRITON description (fn, signature,
+    constexprs, num_warps[, num_stages])."""
+    options = {"num_warps": d["num_warps"]}
+    if "num_stages" in d:
+        options["num_stages"] = d["num_stages"]
+    signature = dict(d["signature"])
+    signature.update({k: "constexpr" for k in d.get("constexprs", {})})
+    return ASTSource(fn=d["fn"], signature=signature, constexprs=d.get("constexprs", {})), options
+
+
 def compile_triton(path, out_dir, targets, cache_dir):
     # Triton keeps a compilation cache under the home directory unless told otherwise.
     os.environ.setdefault("TRITON_CACHE_DIR", cache_dir or os.path.join(tempfile.gettempdir(), "ptxopt-triton-cache"))
@@ -59,14 +70,8 @@ def compile_triton(path, out_dir, targets, cache_dir):
     from triton.compiler import ASTSource
 
     name, module = load(path)
-    d = module.TRITON
-    options = {"num_warps": d["num_warps"]}
-    if "num_stages" in d:
-        options["num_stages"] = d["num_stages"]
-    signature = dict(d["signature"])
-    signature.update({k: "constexpr" for k in d.get("constexprs", {})})
     for t in targets:
-        src = ASTSource(fn=d["fn"], signature=signature, constexprs=d.get("constexprs", {}))
+        src, options = triton_source(module.TRITON, ASTSource)
         kernel = triton.compile(src, target=GPUTarget("cuda", TRITON_TARGETS[t], 32), options=options)
         write(out_dir, "triton-" + t, name, kernel.asm["ptx"])
 

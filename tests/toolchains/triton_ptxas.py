@@ -69,17 +69,11 @@ def main():
     files = sorted(glob.glob(os.path.join(args.kernels, "*.py")))
     for path in files:
         name, module = python_ptx.load(path)
-        d = module.TRITON
-        options = {"num_warps": d["num_warps"]}
-        if "num_stages" in d:
-            options["num_stages"] = d["num_stages"]
-        signature = dict(d["signature"])
-        signature.update({k: "constexpr" for k in d.get("constexprs", {})})
         for target, arch in TARGETS.items():
             label = "%s %s" % (name, target)
             keep = os.path.join(args.work, name + "-" + target)
             os.environ["PTXOPT_KEEP_DIR"] = keep
-            src = ASTSource(fn=d["fn"], signature=signature, constexprs=d.get("constexprs", {}))
+            src, options = python_ptx.triton_source(module.TRITON, ASTSource)
             try:
                 kernel = triton.compile(src, target=GPUTarget("cuda", arch, 32), options=options)
             except Exception as e:  # Triton raises its own PTXASError, or anything else
