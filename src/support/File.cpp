@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <algorithm>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace ptxopt {
 
@@ -46,6 +48,26 @@ bool writeFile(const std::string& path, std::string_view contents, std::string& 
     error = "cannot write '" + path + "': " + std::strerror(err);
     return false;
   }
+  return true;
+}
+
+bool appendFile(const std::string& path, std::string_view contents, std::string& error) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    error = "cannot open '" + path + "' for appending: " + std::strerror(errno);
+    return false;
+  }
+  for (size_t done = 0; done < contents.size();) {
+    ssize_t n = write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error = "cannot write '" + path + "': " + std::strerror(errno);
+      close(fd);
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  close(fd);
   return true;
 }
 

@@ -92,9 +92,8 @@ std::string ProcessResult::describe() const {
   return "?";
 }
 
-std::string findProgram(const std::string& name, const std::vector<std::string>& first,
-                        const std::vector<std::string>& last) {
-  std::vector<std::string> dirs = first;
+std::vector<std::string> searchPath() {
+  std::vector<std::string> dirs;
   const char* path = std::getenv("PATH");
   std::string p = path ? path : "";
   for (size_t start = 0; start <= p.size();) {
@@ -103,6 +102,13 @@ std::string findProgram(const std::string& name, const std::vector<std::string>&
     if (colon > start) dirs.push_back(p.substr(start, colon - start));
     start = colon + 1;
   }
+  return dirs;
+}
+
+std::string findProgram(const std::string& name, const std::vector<std::string>& first,
+                        const std::vector<std::string>& last) {
+  std::vector<std::string> dirs = first;
+  for (std::string& d : searchPath()) dirs.push_back(std::move(d));
   dirs.insert(dirs.end(), last.begin(), last.end());
   for (const std::string& d : dirs) {
     std::string candidate = d + "/" + name;

@@ -13,6 +13,8 @@ import subprocess
 import sys
 
 sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "emu"))
+from specs import kernel_file, spec_stems  # noqa: E402
 
 
 def run(cmd, **kw):
@@ -76,6 +78,12 @@ def changed(stem, ptxopt):
     r = run([ptxopt, "-O0", stem + ".in.ptx"])
     with open(stem + ".opt.ptx") as f:
         return r.returncode != 0 or r.stdout != f.read()
+
+
+def launch_specs(specs_dir, name, prefix=""):
+    """The launch specs (paths) of the kernel file `name` in a specs folder (tests/emu/specs.py:
+    S.json and S.VARIANT.json; a group's specs carry its prefix, e.g. triton_)."""
+    return [os.path.join(specs_dir, s + ".json") for s in spec_stems(specs_dir) if kernel_file(s, prefix) == name]
 
 
 def emulate(ptxrun, spec, stem):

@@ -26,14 +26,6 @@ from skip import finish, skipped  # noqa: E402
 import kept  # noqa: E402
 
 
-def specs_for(specs_dir, name):
-    out = []
-    for path in sorted(glob.glob(os.path.join(specs_dir, name + ".json")) + glob.glob(os.path.join(specs_dir, name + ".*.json"))):
-        if not path.endswith(".compare.json"):
-            out.append(path)
-    return out
-
-
 def masked(path):
     """The object's bytes with nvcc's temporary file names (tmpxft_PID_N) masked."""
     with open(path, "rb") as f:
@@ -84,7 +76,7 @@ def main():
             errors.append(why)
         elif ref != got:
             errors.append("the cubin differs from ptxas on `ptxopt in.ptx` with nvcc's arguments %s" % call["args"])
-        for spec in specs_for(args.specs, name):
+        for spec in kept.launch_specs(args.specs, name):
             why = kept.emulate(args.ptxrun, spec, stem)
             if why:
                 errors.append(why)

@@ -54,21 +54,15 @@ std::string pipelineText(const PassManager& pm) {
   return list.empty() ? "(no passes)" : list;
 }
 
-bool loadProfile(const std::string& tool, const std::string& path, const Module& m, const std::string& displayName,
-                 bool onlyFunctionsOf, BranchProfile& profile, std::string& warnings, std::string& error) {
+bool loadProfile(const std::string& path, const Module& m, const std::string& displayName, bool onlyFunctionsOf,
+                 BranchProfile& profile, std::string& warnings, std::string& error) {
   std::string text;
-  if (!readFile(path, text, error) || !parseBranchProfile(text, path, profile, error)) {
-    if (error.rfind(path, 0) != 0) error = tool + ": error: " + error;
-    return false;
-  }
+  if (!readFile(path, text, error) || !parseBranchProfile(text, path, profile, error)) return false;
   // A profile of another file (or of this one before it changed) would steer the cost models by
   // the wrong branches: say so, and use the entries that still fit.
-  std::vector<std::string> stray;
-  for (std::string& s : unmatchedProfileEntries(profile, m)) {
-    std::string function = s.substr(0, s.find(" line "));
-    if (onlyFunctionsOf && !m.findFunction(function)) continue;
-    stray.push_back(std::move(s));
-  }
+  if (onlyFunctionsOf)
+    std::erase_if(profile.branches, [&](const auto& entry) { return !m.findFunction(entry.first.first); });
+  std::vector<std::string> stray = unmatchedProfileEntries(profile, m);
   for (size_t k = 0; k < stray.size() && k < 5; ++k)
     warnings += fmt::format("{}: warning: profile entry {} names no such branch of {}\n", path, stray[k], displayName);
   if (stray.size() > 5) warnings += fmt::format("{}: warning: ... and {} more\n", path, stray.size() - 5);

@@ -34,11 +34,12 @@ std::string pipelineText(const PassManager& pm);
 
 // Reads the profile `path` for the module `m` (shown as `displayName`). Entries that name no
 // branch of `m` are reported as warning lines in `warnings`, at most five and a count; with
-// `onlyFunctionsOf`, entries of functions `m` does not have are not reported (a profile of a
-// whole program applied to one of its modules). False when the file cannot be read or is not a
-// profile, with `error` the message line ("PATH:LINE:COL: error: ..." or "TOOL: error: ...").
-bool loadProfile(const std::string& tool, const std::string& path, const Module& m, const std::string& displayName,
-                 bool onlyFunctionsOf, BranchProfile& profile, std::string& warnings, std::string& error);
+// `onlyFunctionsOf`, entries of functions `m` does not have are dropped first, unreported (a
+// profile of a whole program applied to one of its modules). False when the file cannot be read
+// or is not a profile, with `error` set ("PATH:LINE:COL: error: ..." when the profile is
+// malformed, else a message without a location).
+bool loadProfile(const std::string& path, const Module& m, const std::string& displayName, bool onlyFunctionsOf,
+                 BranchProfile& profile, std::string& warnings, std::string& error);
 
 // One remark as a JSON line (no newline).
 std::string remarkJson(const Remark& r);

@@ -9,7 +9,6 @@
 // PTXOPT_VERBOSE, PTXOPT_TIMEOUT.
 
 #include <elf.h>
-#include <fcntl.h>
 #include <link.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -93,13 +92,7 @@ std::string firstPtxas(const std::vector<std::string>& candidates, const std::st
 
 std::vector<std::string> onPath(const std::string& name) {
   std::vector<std::string> out;
-  std::string path = env("PATH");
-  for (size_t start = 0; start <= path.size();) {
-    size_t colon = path.find(':', start);
-    if (colon == std::string::npos) colon = path.size();
-    if (colon > start) out.push_back(path.substr(start, colon - start) + "/" + name);
-    start = colon + 1;
-  }
+  for (const std::string& dir : ptxopt::searchPath()) out.push_back(dir + "/" + name);
   return out;
 }
 
@@ -172,21 +165,42 @@ int endAs(const ptxopt::ProcessResult& r) {
   std::exit(1);
 }
 
+// ---- the call as it came ------------------------------------------------------------------------
+
+// The real ptxas and the original arguments, once the ptxas is found: where every way out that
+// gives up on ptxopt hands the call, unchanged (a crash or a hang of the optimizer, from a signal
+// handler: the strings and the argv array are made once, before).
+struct OriginalCall {
+  std::string ptxas;
+  std::vector<std::string> args;
+  std::vector<char*> argv;  // ptxas, args, nullptr
+
+  void set(std::string path, std::vector<std::string> arguments) {
+    ptxas = std::move(path);
+    args = std::move(arguments);
+    argv.clear();
+    argv.push_back(ptxas.data());
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+  }
+  bool known() const { return !argv.empty(); }
+};
+OriginalCall gOriginalCall;
+
 // ---- temporary files ----------------------------------------------------------------------------
 
 // The directory of the optimized copies, removed on every way out, an interrupt included.
 char gTempDir[4096];
 std::vector<std::string> gTempFiles;
 
+// Signal handlers call it: only unlink and rmdir, on names written before a signal could come.
 void removeTemporaries() {
   for (const std::string& f : gTempFiles) unlink(f.c_str());
   if (gTempDir[0]) rmdir(gTempDir);
 }
 
 void onSignal(int sig) {
-  // Only async-signal-safe calls: the names were written before any signal could need them.
-  for (const std::string& f : gTempFiles) unlink(f.c_str());
-  if (gTempDir[0]) rmdir(gTempDir);
+  removeTemporaries();
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -317,8 +331,8 @@ Optimized optimize(const std::string& text, const std::string& path, ptxopt::Pas
   ptxopt::BranchProfile profile;
   if (!s.flags.profileUse.empty()) {
     std::string warnings, error;
-    if (!ptxopt::tools::loadProfile(kTool, s.flags.profileUse, *module, path, /*onlyFunctionsOf=*/true, profile,
-                                    warnings, error)) {
+    if (!ptxopt::tools::loadProfile(s.flags.profileUse, *module, path, /*onlyFunctionsOf=*/true, profile, warnings,
+                                    error)) {
       o.reason = error;
       return o;
     }
@@ -355,8 +369,6 @@ Optimized optimize(const std::string& text, const std::string& path, ptxopt::Pas
 // kernel: docs/BENCHMARKS.md.)
 struct Guard {
   std::vector<std::string> texts;  // by signal: the whole line the handler writes
-  std::vector<char*> argv;         // ptxas and the original arguments
-  const char* ptxas = nullptr;
   bool strict = false;
 };
 Guard gGuard;
@@ -366,20 +378,14 @@ alignas(16) char gAltStack[1 << 16];  // the handler's stack: a stack overflow i
 extern "C" void onOptimizerFault(int sig) {
   const std::string& line = gGuard.texts[static_cast<size_t>(sig)];
   (void)!write(2, line.data(), line.size());
-  for (const std::string& f : gTempFiles) unlink(f.c_str());
-  if (gTempDir[0]) rmdir(gTempDir);
+  removeTemporaries();
   if (gGuard.strict) _exit(1);
-  execv(gGuard.ptxas, gGuard.argv.data());
+  execv(gOriginalCall.argv[0], gOriginalCall.argv.data());
   _exit(127);
 }
 
-void armGuard(const std::string& path, const Settings& s, const std::string& ptxas, std::vector<std::string>& args) {
+void armGuard(const std::string& path, const Settings& s) {
   gGuard.strict = s.strict;
-  gGuard.ptxas = ptxas.c_str();
-  gGuard.argv.clear();
-  gGuard.argv.push_back(const_cast<char*>(ptxas.c_str()));
-  for (std::string& a : args) gGuard.argv.push_back(a.data());
-  gGuard.argv.push_back(nullptr);
   gGuard.texts.assign(NSIG, std::string());
   for (int sig : kGuardedSignals) {
     std::string reason = sig == SIGALRM ? fmt::format("ptxopt took longer than {} s (PTXOPT_TIMEOUT)", s.timeoutSeconds)
@@ -407,8 +413,8 @@ void disarmGuard() {
 }
 
 Optimized optimizeGuarded(const std::string& text, const std::string& path, ptxopt::PassManager& pm,
-                          const Settings& s, const std::string& ptxas, std::vector<std::string>& args) {
-  armGuard(path, s, ptxas, args);
+                          const Settings& s) {
+  armGuard(path, s);
   Optimized o;
   try {
     o = optimize(text, path, pm, s);
@@ -482,18 +488,6 @@ std::string keepFiles(const std::string& dir, const std::string& original, const
   return ok ? stem : std::string();
 }
 
-// Appends to `path` in one write, so that compiles running side by side do not interleave lines.
-void appendFile(const std::string& path, const std::string& text) {
-  if (text.empty()) return;
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    warn("cannot append remarks to " + path + ": " + std::strerror(errno));
-    return;
-  }
-  writeAll(fd, text);
-  close(fd);
-}
-
 // ---- --version ------------------------------------------------------------------------------------
 
 // The GNU build id of this executable (the linker's hash of its contents), 12 hex digits; empty
@@ -562,11 +556,6 @@ std::string versionLine(const Settings& s) {
 
 // ---- the call ----------------------------------------------------------------------------------
 
-// Known once the real ptxas is found: where an unexpected error of ptxopt-ptxas itself still
-// hands the call, unchanged, to ptxas.
-std::string gPtxas;
-std::vector<std::string> gArgs;
-
 int run(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   // nvcc --ptxas-prefix=ptxopt-ptxas runs "ptxopt-ptxas ptxas ARGS": the first argument is its ptxas.
@@ -583,8 +572,7 @@ int run(int argc, char** argv) {
   std::string error;
   std::string ptxas = findRealPtxas(fromNvcc, error);
   if (ptxas.empty()) return fail(error);
-  gPtxas = ptxas;
-  gArgs = args;
+  gOriginalCall.set(ptxas, args);
   setenv(kActiveVar, "1", 1);  // for the ptxas runs below (exec and child processes)
 
   PtxasCommand cmd = ptxopt::tools::parsePtxasCommand(args);
@@ -630,7 +618,7 @@ int run(int argc, char** argv) {
       continue;
     }
     auto start = std::chrono::steady_clock::now();
-    Optimized o = optimizeGuarded(originals[k], path, pm, s, ptxas, args);
+    Optimized o = optimizeGuarded(originals[k], path, pm, s);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (s.verbose && !o.notes.empty()) std::fputs(o.notes.c_str(), stderr);
     if (!o.ok) {
@@ -675,7 +663,8 @@ int run(int argc, char** argv) {
         keepFiles(s.keepDir, originals[k], &optimizedText[k],
                   argsJson(ptxas, optimizedArgs, cmd.inputs[k].path, k, rejected ? "rejected by ptxas" : "optimized"));
   if (!rejected) {
-    if (!s.remarks.empty()) appendFile(s.remarks, remarks);
+    if (!s.remarks.empty() && !remarks.empty() && !ptxopt::appendFile(s.remarks, remarks, error))
+      warn("cannot append the remarks: " + error);
     return endAs(r);
   }
   // ptxas refused what ptxopt wrote: a bug of ptxopt's. Keep both sides for a report.
@@ -707,11 +696,11 @@ int main(int argc, char** argv) {
   } catch (...) {
     what = "unknown exception";
   }
-  if (gPtxas.empty() || envFlag("PTXOPT_STRICT")) {
+  if (!gOriginalCall.known() || envFlag("PTXOPT_STRICT")) {
     std::fprintf(stderr, "%s: internal error: %s\n", kTool, what.c_str());
     return 2;
   }
   warn("internal error: " + what + "; running ptxas on the original PTX");
   removeTemporaries();
-  execPtxas(gPtxas, gArgs);
+  execPtxas(gOriginalCall.ptxas, gOriginalCall.args);
 }

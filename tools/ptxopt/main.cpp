@@ -146,9 +146,9 @@ int run(int argc, char** argv) {
   ptxopt::BranchProfile profile;
   if (!flags.profileUse.empty()) {
     std::string warnings;
-    if (!ptxopt::tools::loadProfile("ptxopt", flags.profileUse, *module, displayName, /*onlyFunctionsOf=*/false,
-                                    profile, warnings, error)) {
-      std::fprintf(stderr, "%s\n", error.c_str());
+    if (!ptxopt::tools::loadProfile(flags.profileUse, *module, displayName, /*onlyFunctionsOf=*/false, profile,
+                                    warnings, error)) {
+      std::fprintf(stderr, "%s%s\n", error.rfind(flags.profileUse, 0) == 0 ? "" : "ptxopt: error: ", error.c_str());
       return 1;
     }
     std::fputs(warnings.c_str(), stderr);

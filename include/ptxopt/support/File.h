@@ -10,6 +10,9 @@ namespace ptxopt {
 // Returns false and sets `error` (e.g. "cannot open 'x.ptx': No such file or directory").
 bool readFile(const std::string& path, std::string& contents, std::string& error);
 bool writeFile(const std::string& path, std::string_view contents, std::string& error);
+// Appends `contents` to `path` (created if missing) in one write(2) with O_APPEND, so that
+// processes appending side by side do not interleave their texts.
+bool appendFile(const std::string& path, std::string_view contents, std::string& error);
 // Creates the directory `dir` (and its missing parents) unless it exists.
 bool makeDirectory(const std::string& dir, std::string& error);
 bool isDirectory(const std::string& path);

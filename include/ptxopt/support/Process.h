@@ -20,6 +20,9 @@ struct ProcessResult {
   std::string describe() const;
 };
 
+// The directories of the PATH, in order (empty entries left out).
+std::vector<std::string> searchPath();
+
 // The path of the executable `name`: the first hit in `first`, then the PATH, then `last`;
 // empty when there is none.
 std::string findProgram(const std::string& name, const std::vector<std::string>& first = {},
