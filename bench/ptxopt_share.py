@@ -2,6 +2,11 @@
 """ptxopt's time as a share of ptxas's on one PTX file, from paired runs.
 
   bench/ptxopt_share.py FILE.ptx PTXOPT [PTXOPT ...] [--runs 7] [--levels -O2,-O3]
+  bench/ptxopt_share.py DIR PTXOPT [PTXOPT ...] [--runs 3] [--levels -O0,-O2,-O3]
+
+With a directory, every .ptx file under it is measured the same way and the summary gives, per
+binary and level, the median over the files of each file's median ratio, with the 10th and 90th
+percentiles (-O0 is parse, verify and print alone).
 
 Each round runs `ptxas -arch=sm_90 FILE` and then every given ptxopt binary at every level on
 FILE (`-o /dev/null`), and takes each ptxopt time over that round's ptxas time; prints, per
@@ -10,6 +15,8 @@ binaries (a build before and after a change) are measured in the same rounds, so
 compare directly.
 """
 import argparse
+import glob
+import os
 import statistics
 import subprocess
 import time
@@ -21,6 +28,24 @@ def wall(cmd):
     return time.perf_counter() - start
 
 
+def measure(path, binaries, levels, runs, ptxas):
+    """Per (binary, level): this file's ratios over `runs` rounds; and ptxas's times."""
+    ratios = {(b, l): [] for b in binaries for l in levels}
+    ptxas_times = []
+    for _ in range(runs):
+        p = wall([ptxas, "-arch=sm_90", path, "-o", "/dev/null"])
+        ptxas_times.append(p)
+        for b in binaries:
+            for l in levels:
+                ratios[(b, l)].append(wall([b, l, path, "-o", "/dev/null"]) / p)
+    return ratios, ptxas_times
+
+
+def percentile(values, q):
+    v = sorted(values)
+    return v[min(len(v) - 1, int(q * (len(v) - 1) + 0.5))]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("file")
@@ -30,14 +55,19 @@ def main():
     ap.add_argument("--levels", default="-O2,-O3")
     args = ap.parse_args()
     levels = args.levels.split(",")
-    ratios = {(b, l): [] for b in args.ptxopt for l in levels}
-    ptxas_times = []
-    for _ in range(args.runs):
-        p = wall([args.ptxas, "-arch=sm_90", args.file, "-o", "/dev/null"])
-        ptxas_times.append(p)
-        for b in args.ptxopt:
-            for l in levels:
-                ratios[(b, l)].append(wall([b, l, args.file, "-o", "/dev/null"]) / p)
+    if os.path.isdir(args.file):
+        files = sorted(glob.glob(os.path.join(args.file, "**", "*.ptx"), recursive=True))
+        per = {(b, l): [] for b in args.ptxopt for l in levels}
+        for f in files:
+            ratios, _ = measure(f, args.ptxopt, levels, args.runs, args.ptxas)
+            for key, r in ratios.items():
+                per[key].append(statistics.median(r))
+        print("%s: %d files, %d rounds each; per file the median ratio, then over the files:" % (args.file, len(files), args.runs))
+        for (b, l), r in per.items():
+            print("  %-40s %s  median %5.1f%% of ptxas (p10 %5.1f%%, p90 %5.1f%%)" % (
+                b, l, 100 * statistics.median(r), 100 * percentile(r, 0.1), 100 * percentile(r, 0.9)))
+        return
+    ratios, ptxas_times = measure(args.file, args.ptxopt, levels, args.runs, args.ptxas)
     print("%s: ptxas median %.3f s over %d rounds" % (args.file, statistics.median(ptxas_times), args.runs))
     for (b, l), r in ratios.items():
         print("  %-40s %s  median %5.1f%% of ptxas (min %5.1f%%, max %5.1f%%)" % (

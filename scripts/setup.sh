@@ -7,6 +7,7 @@ packages=(
   cmake ninja-build g++ make python3          # build
   python3-venv                                  # the project's .venv (Triton, numba-cuda)
   libcli11-dev nlohmann-json3-dev libfmt-dev    # flags, JSON, formatting
+  libjemalloc-dev                               # ptxopt's allocator (static)
   libgtest-dev libbenchmark-dev                 # unit tests, benchmarks
   llvm-14-tools                                 # lit and FileCheck
   clang-14 libclang-rt-14-dev                   # sanitizer build and libFuzzer

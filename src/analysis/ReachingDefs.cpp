@@ -59,8 +59,11 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
   const uint32_t nregs = static_cast<uint32_t>(f.regs().size());
   rd.defsOfReg_.assign(nregs, {});
 
+  size_t ninsts = 0;
+  for (const BasicBlock* b : f.blocks()) ninsts += b->insts().size();
   // Definition sites, and which instruction defines what.
   std::unordered_map<const Instruction*, std::pair<uint32_t, uint32_t>> defsOfInst;
+  defsOfInst.reserve(ninsts);
   for (const BasicBlock* b : f.blocks())
     for (const Instruction* inst : b->insts()) {
       if (inst->info().isPseudo()) continue;
@@ -83,6 +86,7 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
   const Liveness& live = am.get<LivenessAnalysis>();
 
   std::unordered_map<const Instruction*, std::pair<const BasicBlock*, uint32_t>> position;
+  position.reserve(ninsts);
   for (const BasicBlock* b : f.blocks())
     for (uint32_t k = 0; k < b->insts().size(); ++k) position[b->insts()[k]] = {b, k};
 
@@ -273,6 +277,7 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
   };
 
   // ---- record, for every read, the definitions that reach it --------------------------------
+  rd.usesOfInst_.reserve(ninsts);
   for (const BasicBlock* b : f.blocks()) {
     bool reachable = cfg.reachable(b);
     for (const Instruction* inst : b->insts()) {

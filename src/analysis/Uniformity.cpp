@@ -190,13 +190,17 @@ UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am,
   std::vector<uint8_t> branchSeen(nb, 0);
   std::vector<uint32_t> label(n), visitStamp(n, 0), seenStamp(n, 0), work;
   uint32_t stamp = 0, seen = 0;
+  // Blocks (RPO numbers) whose entry may have grown since they were last walked.
+  std::vector<uint8_t> dirty(n, 1);
+  BitVector cur(nregs);
   for (;;) {
-    // Forward dataflow to a fixed point in RPO.
-    bool changed = true;
-    BitVector cur(nregs);
-    while (changed) {
-      changed = false;
+    // Forward dataflow to a fixed point in RPO, walking only the blocks whose entry grew; a
+    // back edge that changes asks for another round.
+    for (bool again = true; again;) {
+      again = false;
       for (uint32_t k = 0; k < n; ++k) {
+        if (!dirty[k]) continue;
+        dirty[k] = 0;
         const BasicBlock* b = cfg.rpo[k];
         BitVector& in = u.divIn_[b->id()];
         in.unite(joinDiv[b->id()]);
@@ -205,7 +209,10 @@ UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am,
         u.divBranch_[b->id()] = transfer(b, cur, false);
         if (cur != divOut[b->id()]) {
           divOut[b->id()] = cur;
-          changed = true;
+          for (uint32_t s : cfg.succ[k]) {
+            dirty[s] = 1;
+            again |= s <= k;
+          }
         }
       }
     }
@@ -270,7 +277,11 @@ UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am,
           if (x != post) defs.unite(blockDefs[x]);
         if (post < n && std::find(joins.begin(), joins.end(), post) == joins.end()) joins.push_back(post);
       }
-      for (uint32_t j : joins) grew |= joinDiv[cfg.rpo[j]->id()].unite(defs);
+      for (uint32_t j : joins)
+        if (joinDiv[cfg.rpo[j]->id()].unite(defs)) {
+          dirty[j] = 1;
+          grew = true;
+        }
       // Temporal divergence: lanes that do not reconverge inside a loop leave it in different
       // iterations; whatever the loop writes is divergent where they arrive.
       for (int32_t l = loops.innermost[k]; l >= 0; l = loops.loops[static_cast<uint32_t>(l)].parent) {
@@ -281,13 +292,16 @@ UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am,
           for (uint32_t m : L.blocks) loopDefs[static_cast<uint32_t>(l)].unite(blockDefs[m]);
           loopDefsDone[static_cast<uint32_t>(l)] = 1;
         }
-        for (const auto& [from, to] : L.exits) grew |= joinDiv[cfg.rpo[to]->id()].unite(loopDefs[static_cast<uint32_t>(l)]);
+        for (const auto& [from, to] : L.exits)
+          if (joinDiv[cfg.rpo[to]->id()].unite(loopDefs[static_cast<uint32_t>(l)])) {
+            dirty[to] = 1;
+            grew = true;
+          }
       }
     }
     if (!grew) break;
   }
   // Final walk: record divergent definitions and everything ever divergent.
-  BitVector cur(nregs);
   for (uint32_t k = 0; k < n; ++k) {
     const BasicBlock* b = cfg.rpo[k];
     cur = u.divIn_[b->id()];

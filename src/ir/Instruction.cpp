@@ -100,9 +100,7 @@ Instruction::MemoryStrength Instruction::memoryStrength() const {
   return s;
 }
 
-unsigned Instruction::numDefOperands() const {
-  if (numOps_ == 0) return 0;
-  const Signature& sig = signatureOf(op_);
+unsigned Instruction::numDefOperandsSlow(const Signature& sig) const {
   switch (sig.form) {
     case SignatureForm::FreeNoDefs: return 0;
     case SignatureForm::FreeFirstReadWrite: return 1;

@@ -298,10 +298,12 @@ bool parseSignature(std::string_view text, Signature& out, std::string& error) {
   return true;
 }
 
-const Signature& signatureOf(Opcode op) {
-  static const SignatureTable table;
-  return table.byOpcode[static_cast<size_t>(op)];
+const Signature& signatureOfSlow(Opcode op) {
+  static const SignatureTable* const table = new SignatureTable();  // lives as long as the program
+  return table->byOpcode[static_cast<size_t>(op)];
 }
+
+const Signature* gSignatureTable = &signatureOfSlow(static_cast<Opcode>(0));
 
 std::vector<const OperandShape*> applicableShapes(const Instruction& inst) {
   const Signature& sig = signatureOf(inst.opcode());

@@ -46,6 +46,16 @@ StateSpace foldSpace(StateSpace s) {
 
 std::string ordinal(uint32_t k) { return "operand " + std::to_string(k + 1); }
 
+// "operand 2 (a) of 'add'", spelled out only when a message needs it: most operands are fine.
+struct OperandName {
+  uint32_t k;
+  std::string_view role;
+  std::string_view opcode;
+  std::string str() const { return ordinal(k) + " (" + std::string(role) + ") of '" + std::string(opcode) + "'"; }
+};
+std::string operator+(const OperandName& n, std::string_view s) { return n.str().append(s); }
+std::string operator+(std::string s, const OperandName& n) { return s.append(n.str()); }
+
 class FunctionVerifier {
  public:
   FunctionVerifier(const Function& f, const ModuleSymbols& symbols, DiagEngine& diags, std::string_view context)
@@ -90,6 +100,11 @@ class FunctionVerifier {
   // Registers that share their printed name with another register (declared in another `{ }`
   // scope): by RegId, the others of that name.
   void collectSharedNames() {
+    sameName_.clear();
+    // Registers all declared in the body shadow nothing (checkReg compares scopes).
+    bool nested = false;
+    for (const RegInfo& r : f_.regs()) nested |= r.scope != 0;
+    if (!nested) return;
     std::unordered_map<std::string, std::vector<RegId>> byName;
     for (RegId r = 0; r < f_.regs().size(); ++r) byName[f_.regName(r)].push_back(r);
     sameName_.assign(f_.regs().size(), {});
@@ -251,7 +266,7 @@ class FunctionVerifier {
   void checkOperandShape(const Instruction& i, const OperandShape& shape, uint32_t k) {
     const OperandSpec& spec = shape.ops[k];
     const Operand& o = i.operand(k);
-    std::string what = ordinal(k) + " (" + std::string(spec.name) + ") of '" + std::string(i.info().name) + "'";
+    OperandName what{k, spec.name, i.info().name};
     switch (spec.role) {
       case OperandRole::Label:
         if (!o.isLabel()) error(i.loc(), what + " must be a label");
@@ -316,7 +331,7 @@ class FunctionVerifier {
 
   // One register, immediate, special register or symbol written or read where `spec` is.
   void checkValue(const Instruction& i, const OperandSpec& spec, const Operand& o, ScalarType want, bool def, bool sinkOk,
-                  const std::string& what) {
+                  const OperandName& what) {
     bool addrInt = spec.type == TypeRule::Addr;
     switch (o.kind) {
       case OperandKind::Reg: {
@@ -364,7 +379,7 @@ class FunctionVerifier {
 
   // An address that names a variable names one of the instruction's state space; a generic
   // address may name any variable but a parameter.
-  void checkAddressSpace(const Instruction& i, const Operand& a, const std::string& what) {
+  void checkAddressSpace(const Instruction& i, const Operand& a, const OperandName& what) {
     if (a.addressBase() != AddressBase::Symbol) return;
     uint32_t have = 0;
     using SpaceMap = std::unordered_map<uint32_t, uint32_t>;

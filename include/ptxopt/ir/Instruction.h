@@ -114,7 +114,12 @@ class Instruction {
 
   // Which operands this instruction writes (its signature in Opcodes.def): the number of
   // leading operands that are results, 0 or 1.
-  unsigned numDefOperands() const;
+  unsigned numDefOperands() const {
+    if (numOps_ == 0) return 0;
+    const Signature& sig = signatureOf(op_);
+    if (sig.form == SignatureForm::Shapes && sig.fixedDefs != Signature::kDefsVary) return sig.fixedDefs;
+    return numDefOperandsSlow(sig);
+  }
   // Whether a written first operand is read as well (free-form opaque instructions).
   bool firstOperandAlsoRead() const {
     SignatureForm f = signatureOf(op_).form;
@@ -177,6 +182,7 @@ class Instruction {
   void setParent(BasicBlock* b) { parent_ = b; }
 
  private:
+  unsigned numDefOperandsSlow(const Signature& sig) const;
   Opcode op_;
   bool guardNeg_ = false;
   RegId guard_ = kNoReg;

@@ -76,7 +76,9 @@ struct OpcodeInfo {
   bool writesMemory() const { return is(OpFlag::MemWrite | OpFlag::Opaque | OpFlag::Call); }
 };
 
-const OpcodeInfo& opcodeInfo(Opcode op);
+// The table of Opcodes.def, indexed by opcode (constant-initialized: usable at any time).
+extern const OpcodeInfo kOpcodeTable[];
+inline const OpcodeInfo& opcodeInfo(Opcode op) { return kOpcodeTable[static_cast<size_t>(op)]; }
 inline std::string_view opcodeName(Opcode op) { return opcodeInfo(op).name; }
 
 // Matches a full dotted mnemonic prefix exactly ("bar.warp.sync", "ld"); pseudo statements

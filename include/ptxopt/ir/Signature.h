@@ -94,7 +94,14 @@ struct Signature {
   bool labelAt(unsigned k) const { return k < 64 && ((labelPositions >> k) & 1); }
 };
 
-const Signature& signatureOf(Opcode op);
+// The table by opcode, set while the program starts (before main); the lookup is inline because
+// every walk over operands asks it.
+extern const Signature* gSignatureTable;
+const Signature& signatureOfSlow(Opcode op);  // builds the table on first use
+inline const Signature& signatureOf(Opcode op) {
+  const Signature* table = gSignatureTable;
+  return table ? table[static_cast<size_t>(op)] : signatureOfSlow(op);
+}
 
 // The shapes that apply to `inst` by its modifiers (empty for free forms), and among them the
 // one its operand count picks (nullptr when none does: the instruction is malformed).
