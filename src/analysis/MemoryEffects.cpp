@@ -68,7 +68,7 @@ MemEffects memEffects(const Instruction& i, const MemorySpaceInfo& mem, const Mo
     case StateSpace::Local:
     case StateSpace::Param:
     case StateSpace::Const:
-      if (!o.privateSpacesCount) return MemEffect::None;
+      if (!o.countLocalParamConst) return MemEffect::None;
       break;
     default: break;
   }
@@ -125,11 +125,26 @@ CallSummaries computeCallSummaries(const Module& m) {
   };
   std::unordered_map<std::string, Local> local;
   std::vector<std::pair<const Function*, std::unique_ptr<FunctionAnalysisManager>>> bodies;
+  // Only a call site reads a function's own effects: a function no direct call names keeps
+  // the summary of everything, and its memory spaces are not computed.
+  std::unordered_set<std::string_view> called;
+  for (const auto& f : m.functions())
+    for (const BasicBlock* b : f->blocks())
+      for (const Instruction* i : b->insts())
+        if (std::string_view callee = directCallee(m, *i); !callee.empty()) called.insert(callee);
   for (const auto& f : m.functions()) {
     if (!f->hasBody) continue;
     auto& am = bodies.emplace_back(f.get(), std::make_unique<FunctionAnalysisManager>(*f)).second;
-    const MemorySpaceInfo& mem = am->get<MemorySpaceAnalysis>();
     Local& l = local[std::string(f->name())];
+    if (!called.count(f->name())) {
+      l.own = CallSummary{};
+      for (const BasicBlock* b : f->blocks())
+        for (const Instruction* i : b->insts())
+          if (i->info().is(OpFlag::Call)) l.calls.push_back(i);
+      s.byName[std::string(f->name())] = l.own;
+      continue;
+    }
+    const MemorySpaceInfo& mem = am->get<MemorySpaceAnalysis>();
     for (const BasicBlock* b : f->blocks())
       for (const Instruction* i : b->insts()) {
         if (i->info().is(OpFlag::Call)) {
@@ -171,6 +186,7 @@ CallSummaries computeCallSummaries(const Module& m) {
   // Per function: its direct call sites, and whether each is reached CTA-divergently.
   std::vector<std::vector<std::pair<std::string, bool>>> callSites(bodies.size());
   for (size_t k = 0; k < bodies.size(); ++k) {
+    if (local[std::string(bodies[k].first->name())].calls.empty()) continue;
     const CfgInfo& cfg = bodies[k].second->get<CfgAnalysis>();
     std::vector<uint8_t> divergent = divergentlyReachedBlocks(*bodies[k].second, UniformityLevel::Cta);
     for (uint32_t x = 0; x < cfg.size(); ++x)

@@ -1,5 +1,9 @@
-// The emulator proper: launches, CTAs, warps with reconvergence stacks, memory, barriers,
-// calls and every instruction's semantics.
+// Running a launch: its preparation (the kernel, launch bounds, global memory, module variables,
+// parameters), its CTAs on host threads (one when races are checked) and the results in CTA
+// order; per CTA the warps in round-robin or random order, their reconvergence stacks and call
+// frames, and the barrier-deadlock report; address resolution, memory access and the race
+// records; Emulator::create. The instructions themselves run in Execute.cpp, Control.cpp and
+// Kernels.cpp (Semantics.h), on the form Decode.cpp makes.
 #include "Cta.h"
 
 #include <algorithm>

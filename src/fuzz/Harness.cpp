@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "ptxopt/passes/PassManager.h"
+#include "ptxopt/passes/PtxasModel.h"
 #include "ptxopt/ptx/Parser.h"
 #include "ptxopt/ptx/Printer.h"
 #include "ptxopt/support/File.h"
@@ -90,11 +91,10 @@ Pipeline randomPipeline(uint64_t seed, bool randomKnobs) {
   if (!randomKnobs) return drawProfile();
   static const char* kInts[] = {"0", "1", "2", "3", "4", "8", "16", "1000"};
   static const char* kFloats[] = {"0", "0.5", "1", "2", "10"};
-  for (const std::string& name : out.passes) {
-    const PassInfo* p = findPass(name);
-    for (const KnobSpec& k : p->knobs) {
+  auto drawKnobs = [&](std::string_view owner, const std::vector<KnobSpec>& knobs) {
+    for (const KnobSpec& k : knobs) {
       if (below(2) || k.unsound) continue;
-      std::string key = name + "." + std::string(k.name);
+      std::string key = std::string(owner) + "." + std::string(k.name);
       switch (k.type) {
         case KnobType::Int: out.knobs[key] = kInts[below(std::size(kInts))]; break;
         case KnobType::Bool: out.knobs[key] = below(2) ? "true" : "false"; break;
@@ -107,7 +107,9 @@ Pipeline randomPipeline(uint64_t seed, bool randomKnobs) {
         }
       }
     }
-  }
+  };
+  for (const std::string& name : out.passes) drawKnobs(name, findPass(name)->knobs);
+  drawKnobs(kPtxasKnobOwner, PtxasModel::knobs());  // the model every pass asks
   return drawProfile();
 }
 

@@ -168,8 +168,10 @@ class Commoning : public Pass {
           changed = true;
           break;
         }
-        // What lies between must let X move down to j's lanes' place... or rather j's lanes'
-        // X move up to i: nothing in between may see or change what X reads and writes.
+        // Y is no match, so it lies between X and any later match, whose lanes (the opposite
+        // guard) would run X at i instead: Y may not write what X reads, read or write what X
+        // writes, or write the guard. A pseudo-instruction ends the search, and so, when X
+        // touches memory, does an instruction that touches memory or may not move.
         if (y->info().isPseudo() || writesAny(*y, reads) || writesAny(*y, writes) || readsAny(*y, writes)) break;
         bool guardWritten = false;
         y->forEachDefReg([&](RegId r) { guardWritten |= r == x->guard(); });

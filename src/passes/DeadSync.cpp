@@ -126,7 +126,7 @@ class DeadSync : public Pass {
     const MemorySpaceInfo& mem = am.get<MemorySpaceAnalysis>();
     const ThreadSlots* slots = k.getBool("private-slots") ? &am.get<ThreadSlotsAnalysis>() : nullptr;
     MemEffectsOptions eo;
-    eo.privateSpacesCount = k.getBool("ignore-address-space-check");
+    eo.countLocalParamConst = k.getBool("count-local-param-const");
     eo.callsTouchNothing = k.getBool("ignore-call-safety");
     const Module& module = *f.parent();
     SyncClassifier classify = [&](const Instruction& i) {
@@ -194,7 +194,7 @@ PassInfo deadSyncPassInfo() {
           "removes CTA barriers (bar.sync 0, barrier.sync 0) that order no cross-thread shared or global memory hazard",
           "001, branch-dist (dead synchronization elimination)",
           {
-              {"ignore-address-space-check", KnobType::Bool, "false",
+              {"count-local-param-const", KnobType::Bool, "false",
                "count local, param and const accesses as shared and global ones (keeps more barriers)"},
               {"disable-complex", KnobType::Bool, "false",
                "no propagation through the CFG: what lies beyond a barrier's block counts as every access"},

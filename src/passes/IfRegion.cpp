@@ -115,16 +115,14 @@ const BranchCounts* usableCounts(const PassContext& ctx, const Instruction& bran
   return c && c->executions() > 0 && !c->indirect ? c : nullptr;
 }
 
-ProfileDecision decideByProfile(const BranchCounts& c, double taken, double fall, double converted,
-                                double divergenceCost, const char* form) {
-  double n = double(c.executions());
-  double branching = (double(c.allTaken) * (taken + 1) + double(c.allNotTaken) * (fall + 1) +
-                      double(c.divergent) * (taken + fall + 1 + divergenceCost)) / n;
+ProfileDecision decideByProfile(const PtxasModel& ptxas, const BranchCounts& c, double taken, double fall,
+                                double converted, const char* form) {
+  double branching = expectedBranchCost(ptxas, BranchOdds::fromCounts(c), taken, fall);
   char text[160];
   std::snprintf(text, sizeof text, "%llu executions, %d%% divergent; expected %.2f instructions %s against %.2f branching",
                 static_cast<unsigned long long>(c.executions()), int(100 * c.divergentFraction()), converted, form,
                 branching);
-  return {converted <= branching, std::string("profile: ") + text};
+  return {convertedWins(converted, branching), std::string("profile: ") + text};
 }
 
 std::string whyNotPredicable(const Instruction& i) {

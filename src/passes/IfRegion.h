@@ -15,15 +15,10 @@
 #include "ptxopt/analysis/Uniformity.h"
 #include "ptxopt/ir/Function.h"
 #include "ptxopt/passes/Pass.h"
+#include "ptxopt/passes/PtxasModel.h"
 #include "ptxopt/support/BitVector.h"
 
 namespace ptxopt {
-
-// ptxas (13.0, sm_90) if-converts a triangle or diamond itself, guarding every instruction and
-// leaving no branch, when each side has at most this many PTX instructions (measured in
-// docs/passes/select.md). select's ptxas-side-limit knob defaults to it; mask-regions replays
-// ptxas's conversions with it for its remarks.
-inline constexpr std::string_view kPtxasSideLimit = "8";
 
 // A block H ending in `@[!]%p bra T` whose two ways are chains of single-entry, single-exit
 // blocks (a side) that meet again at one block M. A triangle has one side empty.
@@ -70,16 +65,15 @@ IfWalk ifWalk(FunctionAnalysisManager& am);
 const BranchCounts* usableCounts(const PassContext& ctx, const Instruction& branch);
 
 // The profile's decision between the branch form of a region whose sides cost `taken` and
-// `fall` instructions and a branch-free form costing `converted` on every execution: the
-// expected instructions per warp execution of the branch form are (all-taken x (taken + 1) +
-// all-not-taken x (fall + 1) + divergent x (taken + fall + 1 + divergenceCost)) / executions.
-// `form` names the branch-free form in the remark ("predicated", "selecting").
+// `fall` instructions and a branch-free form costing `converted` on every execution: the branch
+// form's expected cost is expectedBranchCost with the odds of `c` (PtxasModel.h). `form` names
+// the branch-free form in the remark ("predicated", "selecting").
 struct ProfileDecision {
   bool convert = false;
   std::string why;
 };
-ProfileDecision decideByProfile(const BranchCounts& c, double taken, double fall, double converted,
-                                double divergenceCost, const char* form);
+ProfileDecision decideByProfile(const PtxasModel& ptxas, const BranchCounts& c, double taken, double fall,
+                                double converted, const char* form);
 
 // Why `i` cannot carry a guard of the region's (empty when it can): declarations and scope
 // braces, opaque instructions, CTA barriers, warp collectives and anything convergent (their

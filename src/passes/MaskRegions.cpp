@@ -50,9 +50,10 @@
 #include "ptxopt/ir/Cfg.h"
 #include "ptxopt/ir/Module.h"
 #include "ptxopt/passes/Passes.h"
+#include "ptxopt/passes/PtxasModel.h"
 
 #include "IfRegion.h"
-#include "LaneFacts.h"
+#include "ThreadIndexFacts.h"
 #include "MaskLoops.h"
 
 namespace ptxopt {
@@ -148,7 +149,8 @@ class MaskRegions : public Pass {
     maxLiveMasks_ = k.getInt("max-live-masks");
     maxExtra_ = k.getInt("max-extra");
     bosccMin_ = k.getInt("boscc-min");
-    divergenceCost_ = k.getFloat("divergence-cost");
+    divergenceCost_ = ctx.ptxas().divergenceCost();
+    ptxasSideLimit_ = ctx.ptxas().sideLimit();
     treeDivergenceCost_ = k.getFloat("tree-divergence-cost");
     prior_ = k.getFloat("divergence-prior");
     keepInner_ = k.getBool("keep-inner");
@@ -182,7 +184,7 @@ class MaskRegions : public Pass {
             auto& v = defSites_[r];
             if (v.empty() || v.back() != b) v.push_back(b);
           });
-      lanes_.emplace(cfg.rpo, uni.everDivergent());
+      threadIndex_.emplace(cfg.rpo, uni.everDivergent());
       uni_ = &uni;
       pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
       touched_.clear();
@@ -232,8 +234,10 @@ class MaskRegions : public Pass {
     ctx_->remark(E, "keep", "region at line " + std::to_string(br->loc().line) + ": " + text, std::move(figures));
   }
 
-  // Blocks reached from `from`'s successors (or from `from` itself when `self`) without passing
-  // `stop`; nullopt when one of them is outside `inRegion` or the walk meets the virtual exit.
+  // Every block reachable from `from`'s successors (from `from` itself when `self`) on paths that
+  // do not enter `stop`, each once, in the order a stack walk meets them. `stop` is never in the
+  // result; `from` is in it only when `self` or when a path leads back to it (a loop). Nothing
+  // else is checked: a path that ends at a block without successors simply ends there.
   static std::vector<uint32_t> reach(const CfgInfo& cfg, uint32_t from, uint32_t stop, bool self) {
     std::vector<uint32_t> out, stack;
     std::vector<uint8_t> seen(cfg.size(), 0);
@@ -345,7 +349,7 @@ class MaskRegions : public Pass {
 
     // The order: a topological sort that takes the most recently readied block first, so the
     // blocks of a side stay together; among blocks readied together, the earlier in the layout.
-    std::unordered_map<uint32_t, size_t> layout;
+    std::vector<size_t> layout(cfg.size(), 0);  // by RPO number: the place in the layout
     for (size_t k = 0; k < f_->blocks().size(); ++k) {
       int32_t r = cfg.index(f_->blocks()[k]);
       if (r >= 0) layout[uint32_t(r)] = k;
@@ -651,17 +655,11 @@ class MaskRegions : public Pass {
     return slow(a, inB) && slow(b, inA);
   }
 
-  // ptxas 13.0 (sm_90) keeps one guarded load, or loads under different guards, predicated,
-  // but branches around two or more loads under one guard (with BSSY/BSYNC), next to a
-  // barrier or not; measured in tests/lit/passes/mask-regions/load-branch.test. Parameters and
-  // constants are not counted: ptxas reads them as constant-bank operands.
-  static constexpr unsigned kLoadBranchMin = 2;
+  static constexpr unsigned kLoadBranchMin = PtxasModel::kLoadsBranchedAround;
   static unsigned loadsIn(const BasicBlock& b) {
     unsigned n = 0;
     for (const Instruction* i : b.insts())
-      if (i->info().is(OpFlag::MemRead) && !i->info().is(OpFlag::MemWrite) && !isParamSpace(i->space()) &&
-          i->space() != StateSpace::Const)
-        ++n;
+      if (PtxasModel::isLoad(*i)) ++n;
     return n;
   }
 
@@ -675,7 +673,7 @@ class MaskRegions : public Pass {
   }
 
   // How many of the region's conditional branches ptxas would keep. ptxas if-converts a
-  // triangle or diamond whose sides are single blocks of at most kPtxasSideLimit instructions
+  // triangle or diamond whose sides are single blocks of at most ptxas.side-limit instructions
   // (measured: docs/passes/select.md). This replays that on the region's blocks, repeatedly, so
   // that a converted inner level makes its enclosing one a triangle or diamond too: a branch it
   // collapses costs the branching form nothing that the straight-line form saves. ptxas itself
@@ -780,27 +778,18 @@ class MaskRegions : public Pass {
     std::vector<double> runs(cfg.size(), 0);
     double n = c ? double(c->executions()) : 1.0;
     runs[p.order[0]] = n;
-    // Fractions of the executions reaching `q` that take its taken edge, its fall-through, and
-    // that split.
-    struct Odds {
-      double taken, fall, split;
-    };
+    // How the executions reaching `q` go (PtxasModel.h).
     auto odds = [&](uint32_t q) {
       const BranchCounts* qc = c ? usableCounts(*ctx_, *cfg.rpo[q]->terminator()) : nullptr;
-      if (qc && qc->executions()) {
-        double e = double(qc->executions());
-        return Odds{double(qc->allTaken + qc->divergent) / e, double(qc->allNotTaken + qc->divergent) / e,
-                    qc->divergentFraction()};
-      }
-      if (c) return Odds{0.5, 0.5, 0.5};
-      double d = costMayDiverge(*uni_, cfg.rpo[q]) ? std::min(prior_, 1.0) : 0.0;
-      return Odds{(1 + d) / 2, (1 + d) / 2, d};
+      if (qc && qc->executions()) return BranchOdds::fromCounts(*qc);
+      if (c) return BranchOdds{0.5, 0.5, 0.5};
+      return BranchOdds::fromPrior(costMayDiverge(*uni_, cfg.rpo[q]), prior_);
     };
     // With a profile, a split in a tree-shaped region costs tree-divergence-cost: its paths
     // run to X without meeting, and ptxas reconverges them there once, at E's BSSY/BSYNC.
     double splitCost = c && p.tree ? treeDivergenceCost_ : divergenceCost_;
     // The odds of each conditional branch, found once, when its block is reached.
-    std::unordered_map<uint32_t, Odds> branchOdds;
+    std::unordered_map<uint32_t, BranchOdds> branchOdds;
     double branching = 0, linear = 0;
     for (uint32_t b : p.order) {
       const BasicBlock* B = cfg.rpo[b];
@@ -845,10 +834,10 @@ class MaskRegions : public Pass {
     if (int64_t(p.extra) > maxExtra_) return no("extra", "more added instructions than max-extra " + std::to_string(maxExtra_));
     std::string why = "within the limits";
     const BranchCounts* c = usableCounts(*ctx_, *br);
-    if (!c && thresholdCheck_ && p.branches == 1 && lanes_->thresholdBranch(*br))
+    if (!c && thresholdCheck_ && p.branches == 1 && threadIndex_->thresholdBranch(*br))
       return no("threshold", "the branch compares the thread index with a warp-uniform bound: at most one warp of a CTA "
                              "splits on it, the others go one way (threshold-check)");
-    if (!c && thresholdCheck_ && lanes_->highTidBitsBranch(*br))
+    if (!c && thresholdCheck_ && threadIndex_->highTidBitsBranch(*br))
       return no("threshold", "the branch tests only bits 5 and up of the thread index, which the lanes of a warp share: "
                              "no warp splits on it (threshold-check)");
     if (!c && extraLatencyCheck_ && longLatencyBothWays(p.order[0], p.exit, cfg))
@@ -876,7 +865,7 @@ class MaskRegions : public Pass {
                       std::min(prior_, 1.0), linear, branching);
       why = buf;
       const char* tag = c ? "profile" : "prior";
-      if (linear > branching) {
+      if (!convertedWins(linear, branching)) {
         ctx_->count(std::string(tag) + "-refused");
         bool r = no(tag, why);
         if (keepInner_)
@@ -1024,12 +1013,12 @@ class MaskRegions : public Pass {
   std::unordered_set<const Instruction*> refused_, skipBranches_;
   std::unordered_set<const BasicBlock*> touched_;  // blocks of the regions converted in this walk
   int64_t maxSize_ = 0, maxDepth_ = 0, maxLiveMasks_ = 0, maxExtra_ = 0, bosccMin_ = 0;
-  double divergenceCost_ = 4, treeDivergenceCost_ = 1.5, prior_ = -1;
+  double divergenceCost_ = 4, treeDivergenceCost_ = 1.5, prior_ = -1;  // divergenceCost_: of ctx.ptxas()
   bool keepInner_ = true, ptxasTriangleCheck_ = true;
   const UniformityInfo* uni_ = nullptr;  // of the current walk
-  int64_t ptxasSideLimit_ = std::stoi(std::string(kPtxasSideLimit));
+  int64_t ptxasSideLimit_ = 8;  // of ctx.ptxas()
   bool extraLatencyCheck_ = true, thresholdCheck_ = true, loops_ = false, loadBranchCheck_ = true;
-  std::optional<ThreadIndexFacts> lanes_;  // of the current walk
+  std::optional<ThreadIndexFacts> threadIndex_;  // of the current walk
   bool speculate_ = true;
   int syncVotes_ = 1;
 };
@@ -1052,8 +1041,7 @@ PassInfo maskRegionsPassInfo() {
               {"threshold-check", KnobType::Bool, "true", "without a profile, keep a region whose branch compares the thread index with a warp-uniform bound (at most one warp of a CTA splits on it)"},
               {"load-branch-check", KnobType::Bool, "true", "keep a region in which ptxas would predicate every branch but those around blocks with two or more loads: it branches around those blocks again once they are guarded"},
               {"loops", KnobType::Bool, "false", "loops whose exit diverges become uniform loops under a mask (vote.sync.any on the back edge)"},
-              {"divergence-cost", KnobType::Float, "4", "instructions a divergent branch costs beyond its sides and the branch, in the expected-cost model"},
-              {"tree-divergence-cost", KnobType::Float, "1.5", "with a profile: divergence-cost in a region no two of whose paths meet before its end (an else-if chain, a tree of ifs)"},
+              {"tree-divergence-cost", KnobType::Float, "1.5", "with a profile: ptxas.divergence-cost in a region no two of whose paths meet before its end (an else-if chain, a tree of ifs)"},
               {"divergence-prior", KnobType::Float, "0.5", "without a profile: the share of the executions of a branch that may diverge in which it splits, for the expected-cost model; negative: no model, convert what the limits allow"},
               {"keep-inner", KnobType::Bool, "true", "a region the expected-cost model keeps keeps its inner branches too (no conversion of its inner regions one by one)"},
               {"ptxas-triangle-check", KnobType::Bool, "true", "keep a one-branch region whose sides ptxas predicates itself when it defines a register live after it (ptxas makes a SEL of the guarded definition)"},

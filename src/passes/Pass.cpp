@@ -86,7 +86,9 @@ double KnobValues::getFloat(std::string_view name) const {
 }
 
 const BranchCounts* PassContext::branchCounts(const Instruction& branch) const {
-  return profile_ ? profile_->find(function_.name(), branch.loc().line) : nullptr;
+  if (!branchCounts_) return nullptr;
+  auto it = branchCounts_->find(&branch);
+  return it == branchCounts_->end() ? nullptr : it->second;
 }
 
 void PassContext::remark(const BasicBlock* block, std::string decision, std::string reason,

@@ -55,13 +55,17 @@ bool PassManager::configure(const PassManagerOptions& options, std::string& erro
       return false;
     }
     std::string passName = key.substr(0, dot), knobName = key.substr(dot + 1);
-    const PassInfo* p = known(passName);
-    if (!p) return false;
+    const std::vector<KnobSpec>* specs = findKnobs(passName);
+    if (!specs) {
+      error = "unknown pass '" + passName + "' (see --list-passes)";
+      return false;
+    }
     const KnobSpec* spec = nullptr;
-    for (const KnobSpec& k : p->knobs)
+    for (const KnobSpec& k : *specs)
       if (k.name == knobName) spec = &k;
     if (!spec) {
-      error = "pass '" + passName + "' has no knob '" + knobName + "' (see --list-passes)";
+      error = (passName == kPtxasKnobOwner ? "the ptxas model" : "pass '" + passName + "'") + std::string(" has no knob '") +
+              knobName + "' (see --list-passes)";
       return false;
     }
     std::string why;
@@ -71,6 +75,7 @@ bool PassManager::configure(const PassManagerOptions& options, std::string& erro
     }
     perPass[passName][knobName] = value;
   }
+  ptxas_ = PtxasModel(KnobValues(PtxasModel::knobs(), perPass[std::string(kPtxasKnobOwner)]));
   for (const std::string& name : options.pipeline) {
     const PassInfo* p = known(name);
     if (!p) return false;
@@ -113,6 +118,16 @@ PassRunResult PassManager::run(Module& m, DiagEngine& diags) {
     Function& f = *work[index];
     FunctionResult& r = results[index];
     FunctionAnalysisManager am(f);
+    // The profile's counts, bound to the input's branches before any pass changes them.
+    std::optional<BranchCountsByInstruction> counts;
+    if (options_.profile) {
+      counts.emplace();
+      for (const BasicBlock* b : f.blocks())
+        for (const Instruction* i : b->insts()) {
+          if (!i->info().is(OpFlag::Branch) || !(i->hasGuard() || i->is(Opcode::BrxIdx))) continue;
+          if (const BranchCounts* c = options_.profile->find(f.name(), i->loc().line)) counts->emplace(i, c);
+        }
+    }
     struct Finish {  // the analyses' figures, however the function's pipeline ends
       FunctionAnalysisManager& am;
       FunctionResult& r;
@@ -126,7 +141,8 @@ PassRunResult PassManager::run(Module& m, DiagEngine& diags) {
       std::string name(info.name);
       if (options_.dotAfter.count(name))
         r.dots.emplace_back(dotFileStem(f) + ".before." + name, cfgToDot(f, am, std::string(f.name()) + " before " + name));
-      PassContext ctx(info.name, f, knobValues_[k], callSummaries ? &*callSummaries : nullptr, options_.profile);
+      PassContext ctx(info.name, f, knobValues_[k], ptxas_, callSummaries ? &*callSummaries : nullptr,
+                      counts ? &*counts : nullptr);
       auto start = std::chrono::steady_clock::now();
       PassResult result;
       if (info.skipsScopedFunctions && scopeSpansBlocks(f)) {

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "ptxopt/passes/Passes.h"
+#include "ptxopt/passes/PtxasModel.h"
 
 namespace ptxopt {
 
@@ -27,6 +28,12 @@ const PassInfo* findPass(std::string_view name) {
   for (const PassInfo& p : allPasses())
     if (p.name == name) return &p;
   return nullptr;
+}
+
+const std::vector<KnobSpec>* findKnobs(std::string_view owner) {
+  if (owner == kPtxasKnobOwner) return &PtxasModel::knobs();
+  const PassInfo* p = findPass(owner);
+  return p ? &p->knobs : nullptr;
 }
 
 const std::vector<std::string_view>& pipelineForLevel(unsigned level) {

@@ -28,7 +28,7 @@
 // analysis (a load or long-latency instruction among the first fallthrough-limit instructions
 // of M). Sides with loads are limited by extended-limit and threshold. Both sides long-latency
 // keeps the branch, and so does a branch on the thread index that splits at most one warp
-// (threshold-check, LaneFacts.h). With --profile-use, the expected cost of both forms decides instead.
+// (threshold-check, ThreadIndexFacts.h). With --profile-use, the expected cost of both forms decides instead.
 //
 // Driver: regions are tried in post-order (inner regions before the regions around them), the
 // CFG rebuilt after each conversion; then up to max-extra-passes more walks while something
@@ -47,7 +47,7 @@
 #include "ptxopt/ptx/Printer.h"
 
 #include "IfRegion.h"
-#include "LaneFacts.h"
+#include "ThreadIndexFacts.h"
 
 namespace ptxopt {
 
@@ -85,7 +85,6 @@ class Predication : public Pass {
     movThreshold_ = k.getInt("mov-threshold");
     maxChain_ = k.getInt("max-chain");
     extraLatencyCheck_ = k.getBool("extra-latency-check");
-    divergenceCost_ = k.getFloat("divergence-cost");
     speculate_ = k.getBool("speculate");
     thresholdCheck_ = k.getBool("threshold-check");
     am_ = &am;
@@ -110,7 +109,7 @@ class Predication : public Pass {
   bool walk(Function& f, FunctionAnalysisManager& am) {
     // (A walk that changed something left the analyses invalidated.)
     IfWalk w = ifWalk(am);
-    lanes_.emplace(am.get<CfgAnalysis>().rpo, am.get<UniformityAnalysis>().everDivergent());
+    threadIndex_.emplace(am.get<CfgAnalysis>().rpo, am.get<UniformityAnalysis>().everDivergent());
     pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
     removed_.clear();
     bool changed = false;
@@ -173,10 +172,7 @@ class Predication : public Pass {
         bool tex = i->info().is(OpFlag::Texture);
         if ((i->info().is(OpFlag::LongLatency) && !i->info().readsMemory()) || tex) ++s.extraLatency;
         if (tex) s.tex = true;
-        if (i->info().is(OpFlag::MemRead) && !i->info().is(OpFlag::Atomic)) {
-          StateSpace sp = i->space();
-          if (sp != StateSpace::Param) s.load = true;
-        }
+        if (PtxasModel::isLoad(*i)) s.load = true;
       }
     }
     s.insts += s.conjunctions;
@@ -209,17 +205,17 @@ class Predication : public Pass {
     std::string why;
     if (const BranchCounts* c = usableCounts(*ctx_, *r.ir.branch)) {
       double predCost = both + (r.taken.writesGuard || r.fall.writesGuard ? 1 : 0);
-      ProfileDecision d = decideByProfile(*c, nt, nf, predCost, divergenceCost_, "predicated");
+      ProfileDecision d = decideByProfile(ctx_->ptxas(), *c, nt, nf, predCost, "predicated");
       accept = d.convert;
       why = std::move(d.why);
       ctx_->count(accept ? "profile-accepted" : "profile-refused");
     } else {
       if (extraLatencyCheck_ && r.taken.extraLatency && r.fall.extraLatency)
         return refuse("extra-latency", "both sides hold long-latency instructions");
-      if (thresholdCheck_ && lanes_->thresholdBranch(*r.ir.branch))
+      if (thresholdCheck_ && threadIndex_->thresholdBranch(*r.ir.branch))
         return refuse("threshold", "the branch compares the thread index with a warp-uniform bound: at most one warp of a CTA "
                                    "splits on it, the others go one way (threshold-check)");
-      if (thresholdCheck_ && lanes_->highTidBitsBranch(*r.ir.branch))
+      if (thresholdCheck_ && threadIndex_->highTidBitsBranch(*r.ir.branch))
         return refuse("threshold", "the branch tests only bits 5 and up of the thread index, which the lanes of a warp share: "
                                    "no warp splits on it (threshold-check)");
       bool tex = r.taken.tex || r.fall.tex;
@@ -268,7 +264,7 @@ class Predication : public Pass {
     for (const Instruction* i : m->insts()) {
       if (i->info().isPseudo()) continue;
       if (seen++ >= fallthroughLimit_) break;
-      if (i->info().is(OpFlag::LongLatency) || (i->info().is(OpFlag::MemRead) && i->space() != StateSpace::Param))
+      if (i->info().is(OpFlag::LongLatency) || PtxasModel::isLoad(*i))
         return true;
     }
     return false;
@@ -395,8 +391,7 @@ class Predication : public Pass {
   int64_t baseLimit_ = 0, texLimit_ = 0, uniformLimit_ = 0, uniformTexLimit_ = 0, threshold_ = 0, combinedLimit_ = 0,
           fallthroughLimit_ = 0, extendedLimit_ = 0, movThreshold_ = 0, maxChain_ = 0;
   bool extraLatencyCheck_ = true, speculate_ = true, thresholdCheck_ = true;
-  std::optional<ThreadIndexFacts> lanes_;  // of the current walk
-  double divergenceCost_ = 4;
+  std::optional<ThreadIndexFacts> threadIndex_;  // of the current walk
   FunctionAnalysisManager* am_ = nullptr;
 };
 
@@ -418,7 +413,6 @@ PassInfo predicationPassInfo() {
               {"fallthrough-limit", KnobType::Int, "4", "instructions of the merge block searched for a load or long-latency instruction"},
               {"max-chain", KnobType::Int, "4", "most blocks in one side (extended diamonds)"},
               {"extra-latency-check", KnobType::Bool, "true", "keep the branch when both sides hold long-latency instructions"},
-              {"divergence-cost", KnobType::Float, "4", "with a profile: instructions a divergent branch costs beyond both sides and the branch (reconvergence)"},
               {"threshold-check", KnobType::Bool, "true",
                "without a profile, keep a branch that compares the thread index with a warp-uniform bound (at most one warp of a CTA "
                "splits on it) or tests only bits 5 and up of it (none does)"},

@@ -58,11 +58,9 @@ class Select : public Pass {
     const KnobValues& k = ctx.knobs();
     limit_ = k.getInt("limit");
     uniformLimit_ = k.getInt("uniform-limit");
-    ptxasSideLimit_ = k.getInt("ptxas-side-limit");
     maxSelects_ = k.getInt("max-selects");
     longLatencyWeight_ = k.getInt("long-latency-weight");
     maxChain_ = k.getInt("max-chain");
-    divergenceCost_ = k.getFloat("divergence-cost");
     extraLatencyCheck_ = k.getBool("extra-latency-check");
     guardEffects_ = k.getBool("guard-effects");
     guardEffectsInTriangles_ = k.getBool("guard-effects-in-triangles");
@@ -197,10 +195,9 @@ class Select : public Pass {
     // ptxas if-converts small two-way regions itself (guarded instructions, no branch, no select).
     // Where a side keeps guarded instructions anyway, the select form is that same predicated code
     // plus its selects, whatever the branch does at run time.
-    if (ptxasSideLimit_ > 0 && (t.guarded || fl.guarded) && selects > 0 && t.insts <= unsigned(ptxasSideLimit_) &&
-        fl.insts <= unsigned(ptxasSideLimit_))
-      return refuse("ptxas-predicates", "ptxas predicates sides of at most " + std::to_string(ptxasSideLimit_) +
-                                            " instructions itself (ptxas-side-limit) and a side keeps its guarded "
+    if ((t.guarded || fl.guarded) && selects > 0 && ctx_->ptxas().predicatesItself(t.insts, fl.insts))
+      return refuse("ptxas-predicates", "ptxas predicates sides of at most " + std::to_string(ctx_->ptxas().sideLimit()) +
+                                            " instructions itself (ptxas.side-limit) and a side keeps its guarded "
                                             "instructions: the selects would only add instructions");
     const BranchCounts* counts = usableCounts(*ctx_, *r.branch);
     if (!counts && extraLatencyCheck_ && t.longLatency && fl.longLatency)
@@ -209,7 +206,7 @@ class Select : public Pass {
     bool accept;
     std::string why;
     if (counts) {
-      ProfileDecision d = decideByProfile(*counts, t.insts, fl.insts, cost, divergenceCost_, "selecting");
+      ProfileDecision d = decideByProfile(ctx_->ptxas(), *counts, t.insts, fl.insts, cost, "selecting");
       accept = d.convert && selects <= maxSelects_;
       why = std::move(d.why);
       ctx_->count(accept ? "profile-accepted" : "profile-refused");
@@ -314,8 +311,7 @@ class Select : public Pass {
   PassContext* ctx_ = nullptr;
   std::unordered_set<std::string_view> pinned_;
   std::unordered_set<const BasicBlock*> removed_;
-  int64_t limit_ = 0, uniformLimit_ = 0, ptxasSideLimit_ = 0, maxSelects_ = 0, longLatencyWeight_ = 0, maxChain_ = 0;
-  double divergenceCost_ = 4;
+  int64_t limit_ = 0, uniformLimit_ = 0, maxSelects_ = 0, longLatencyWeight_ = 0, maxChain_ = 0;
   bool extraLatencyCheck_ = true, guardEffects_ = true, guardEffectsInTriangles_ = false;
 };
 
@@ -328,14 +324,12 @@ PassInfo selectPassInfo() {
           {
               {"limit", KnobType::Int, "12", "most instructions of both sides plus the selects for a branch that may diverge"},
               {"uniform-limit", KnobType::Int, "3", "the same for a warp-uniform branch (each warp runs one side only)"},
-              {"ptxas-side-limit", KnobType::Int, kPtxasSideLimit, "keep regions with guarded instructions and selects whose sides both have at most this many instructions: ptxas predicates them itself (0: off)"},
               {"max-selects", KnobType::Int, "8", "most selp (and predicate moves) one region may need"},
               {"long-latency-weight", KnobType::Int, "8", "instructions a div, rem, sqrt or transcendental counts as"},
               {"max-chain", KnobType::Int, "4", "most blocks in one side (extended shapes)"},
               {"extra-latency-check", KnobType::Bool, "true", "without a profile, keep the branch when both sides hold long-latency arithmetic"},
               {"guard-effects", KnobType::Bool, "true", "sides may hold instructions with effects (loads, stores, atomics): they keep the side's guard, the rest is speculated"},
               {"guard-effects-in-triangles", KnobType::Bool, "false", "with guard-effects, triangles too (else diamonds only)"},
-              {"divergence-cost", KnobType::Float, "4", "with a profile: instructions a divergent branch costs beyond both sides and the branch (reconvergence)"},
           },
           [] { return std::make_unique<Select>(); },
           /*testingAid=*/false,

@@ -25,7 +25,7 @@ unsigned bstDepth(size_t n) {
 }
 
 std::optional<ProfileCosts> profileCosts(const PassContext& ctx, const SwitchTreeReader& reader,
-                                         const std::unordered_map<BasicBlock*, Test>& tests, const Test& root,
+                                         const TestsByBlock& tests, const Test& root,
                                          const std::vector<Run>& runs, std::optional<double> valueTableCost,
                                          std::optional<double> predicateCost, bool hotFirst) {
   const BranchCounts* rc = ctx.branchCounts(*root.bra);
@@ -45,15 +45,15 @@ std::optional<ProfileCosts> profileCosts(const PassContext& ctx, const SwitchTre
       pairs += double(k) * double(n);
       if (k > 1) divergentRuns += double(n);
     }
-    std::set<BasicBlock*> places;
+    BlockSet places;
     for (BasicBlock* e : root.entries) places.insert(reader.skipJumps(e));
     double sizes = 0;
     for (BasicBlock* b : places) sizes += caseBlockCost(b);
-    pc.tree = double(tableOverhead(divergentRuns > 0) - 2) * runsE + pairs * sizes / double(places.size());
+    pc.tree = double(PtxasModel::tableOverhead(divergentRuns > 0) - 2) * runsE + pairs * sizes / double(places.size());
     pc.table = pc.bst = std::numeric_limits<double>::infinity();
     return pc;
   }
-  std::map<BasicBlock*, double> reach;
+  BlockMap<double> reach;
   bool uniformRuns = true;
   for (auto& [b, t] : tests) {
     if (t.isBrx()) return std::nullopt;  // counts per target are not in the profile
@@ -78,7 +78,7 @@ std::optional<ProfileCosts> profileCosts(const PassContext& ctx, const SwitchTre
     dispatched += std::min(n, runsE) * size;
   }
   pc.tree += bodies;
-  pc.table = double(tableOverhead(rc->divergent > 0)) * runsE + dispatched;
+  pc.table = double(PtxasModel::tableOverhead(rc->divergent > 0)) * runsE + dispatched;
   // One hot case first: its test (setp and bra, and a sub for a run of several values) in
   // every execution, the table's fixed part only in the others. Only where every warp went
   // one way at every test (then an edge's count is the executions that took it).
@@ -92,7 +92,7 @@ std::optional<ProfileCosts> profileCosts(const PassContext& ctx, const SwitchTre
       if (sameTarget != 1 || it == reach.end() || it->second <= best) continue;
       best = it->second;
       pc.hotRun = long(k);
-      pc.hot = (r.lo == r.hi ? 2.0 : 3.0) * runsE + double(tableOverhead(false)) * (runsE - std::min(best, runsE)) + dispatched;
+      pc.hot = (r.lo == r.hi ? 2.0 : 3.0) * runsE + double(PtxasModel::tableOverhead(false)) * (runsE - std::min(best, runsE)) + dispatched;
     }
   }
   pc.bst = 2.0 * double(bstDepth(runs.size())) * runsE + dispatched;  // a uniform selector: one path, at most this long

@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "ptxopt/passes/Pass.h"
+#include "ptxopt/passes/PtxasModel.h"
 
 #include "SwitchTree.h"
 
@@ -22,12 +22,6 @@ struct Run {
   BasicBlock* target;
 };
 
-// What ptxas 13.0 spends on a jump table beyond its cases' jumps to the join (sm_90 SASS of
-// dense_switch and switch_uniform_selector): the range check and its branch, the index
-// scaling, the table load, the offset's sign and the BRX; on a divergent selector also the
-// reconvergence (BSSY and BSYNC) around it.
-inline unsigned tableOverhead(bool divergent) { return divergent ? 8 : 6; }
-
 // Leaves of a search tree test up to this many runs in a row.
 inline constexpr size_t kLeafRuns = 3;
 
@@ -37,7 +31,7 @@ unsigned bstDepth(size_t n);
 // Expected warp instructions of each lowering over the profiled launch: a warp issues a test
 // (setp and bra) each time it reaches it, and a case block (its instructions and the jump to
 // the join) each time any of its lanes reach it, which is the count of the edge into it (all
-// lanes or some). A table reaches the same case blocks after its fixed part (tableOverhead); a
+// lanes or some). A table reaches the same case blocks after its fixed part (PtxasModel::tableOverhead); a
 // value table and the predicated form cost the same on every execution of the root.
 struct ProfileCosts {
   double tree = 0, table = 0, valueTable = 0, predicate = 0, bst = 0;
@@ -52,7 +46,7 @@ struct ProfileCosts {
 // `valueTableCost` and `predicateCost` are those forms' instructions per execution of the
 // root, when the switch has them; `hotFirst` allows the hot-run option.
 std::optional<ProfileCosts> profileCosts(const PassContext& ctx, const SwitchTreeReader& reader,
-                                         const std::unordered_map<BasicBlock*, Test>& tests, const Test& root,
+                                         const TestsByBlock& tests, const Test& root,
                                          const std::vector<Run>& runs, std::optional<double> valueTableCost,
                                          std::optional<double> predicateCost, bool hotFirst);
 

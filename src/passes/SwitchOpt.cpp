@@ -1,25 +1,49 @@
-// switch-opt: a tree of compares on one selector becomes a jump table (issue #12, seed 003
-// DoSwitchOpt; docs/passes/switch-opt.md).
+// switch-opt (issue #12, seed 003 DoSwitchOpt; docs/passes/switch-opt.md): a tree of compares
+// of one selector against constants becomes a jump table, a value table, a balanced search
+// tree, a cascade or predicated straight-line code, or is kept.
 //
-// Recognition (the nodes: SwitchTree.h). A *test* is a block whose only instructions are
-// `setp.CMP.T %p, %sel, IMM` and `@[!]%p bra L` (T a 16- or 32-bit integer type; an offset add,
-// a brx.idx or one of LLVM's bit tests also make nodes), or the end of a block that computes
-// the selector and then tests it (the root). Blocks that only jump or are empty are looked
-// through. Starting at a root, the tests reachable through both edges that compare the same register
-// with the same signedness form the tree (cicc's balanced compare trees, `setp.eq` cascades,
-// and mixtures); the first block that is not such a test on each path is a leaf. Every
-// comparison is against a constant, so evaluating the tree for each value between the smallest
-// and the largest constant gives the exact target of every value, and all values below (above)
-// that range reach the same block as the smallest minus one (the largest plus one). When those
-// two agree, that block is the default and the values that reach another block are the cases.
+// First, sinkCaseConstants (CaseConstants.h) moves LLVM's case constants out of test blocks
+// into case blocks of their own; at the end restoreUnused puts back those no lowering took.
 //
-// Lowering: `sub %i, %sel, LO; setp.gt.u32 %o, %i, SPAN-1; @%o bra DEFAULT;` then, in a new
-// block, `table: .branchtargets ...; brx.idx %i, table;` with one entry per value of LO..HI
-// (holes go to the default). The root's test is replaced; the other tests become unreachable
-// from it (branch-opt and dce remove what nothing else reaches).
+// Recognition (the nodes: SwitchTree.h). Each reachable block, in reverse post-order, that ends
+// in a node is tried as a root (it may compute the selector first). A node compares the
+// selector (16 or 32 bits, maybe plus a constant) with an immediate, or is an unguarded
+// brx.idx on it, or one of LLVM's bit tests; a root brx.idx needs an `and`/`rem.u32` in its
+// block that keeps the index in its table. Below the root, nodes on the same selector and width
+// that do not write it join the tree (at most `budget`), through blocks that only jump or are
+// empty; the first other block on a path is a leaf. A node's outcome changes only at a few
+// selector values (where the compared value crosses the constant or wraps, a bit test's shift
+// passes a bit, a table's entries start), so evaluating the tree at those points gives every
+// value's target exactly. The values below and above all of them must reach one block, the
+// default (under an `and`/`rem` bound that leaves no value outside the cases, the block most
+// values reach); the others are the cases, in runs of consecutive values with one target. A
+// tree whose nodes' predicates, offset sums or bit-test registers are read at a target is kept
+// (a lowering drops the nodes).
 //
-// Soundness: the tests' predicates must not be live at any leaf (their setps no longer run),
-// and the selector is not redefined inside the tree (tests hold nothing but setp and bra).
+// Choice (knob `lowering`: `auto`, or one form forced), in this order:
+//  * auto with a branch profile: the form with the fewest expected warp instructions
+//    (SwitchCosts.h) among value table, jump table, jump table testing its hot run first
+//    (`hot-first`), predicated switch, balanced search tree (uniform selector), or the tree;
+//  * auto otherwise: a value table (SwitchValueTable.h) when the table cost model (`min-cases`,
+//    `max-span`, `min-density`) allows a table and every case only assigns constants;
+//  * then, on a divergent selector: a predicated switch when the cost model allows a table,
+//    the bodies hold at most `predicate-limit` instructions, no `mov` in the function writes a
+//    constant to the selector, and the predicates cost less than a table's branching; a switch
+//    the cost model refuses is kept;
+//  * then a root brx.idx (a jump table already) and a tree with LLVM's bit tests are kept, and
+//    a switch on a uniform selector that the cost model refuses becomes a balanced search tree
+//    when that saves `bst-gain` tests on the longest path, and is kept otherwise;
+//  * forced `predicate`: a predicated switch, or kept; forced `bst` or `cascade`: that tree;
+//  * last, a value table where one was planned (so also for a forced `table`, or when the
+//    profile picked a jump table); else, unless the tree is a root brx.idx or a range check and
+//    a brx.idx alone (a jump table already), a jump table: the index (the selector minus the
+//    first case), a range check to the default, and a brx.idx over the span in a new block. On
+//    a uniform selector the function's end may then be copied into the cases (SwitchTails.h,
+//    `tail-limit`).
+// The old nodes stay where anything else reaches them; branch-opt and dce remove the rest. In a
+// function where a { } scope holds blocks nothing moves between blocks (no sunk constants,
+// value tables, predicated switches or copied ends); jump tables and compare trees are still
+// built there.
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -112,7 +136,7 @@ class SwitchOpt : public Pass {
     const CfgInfo& cfg = am_->get<CfgAnalysis>();
     const DominatorTree& dom = am_->get<DominatorAnalysis>();
     // The tree: tests on the same selector with the same signedness, by block.
-    std::unordered_map<BasicBlock*, Test> tests;
+    TestsByBlock tests;
     tests[rootBlock] = root;
     std::set<int64_t> constants;
     if (root.bitTest) {
@@ -252,7 +276,7 @@ class SwitchOpt : public Pass {
       // Every value of the domain reaches a case: the block most values reach stands for the
       // default (values outside the domain do not occur); on a tie the block of the highest
       // values, so that a table can start at 0.
-      std::map<BasicBlock*, int64_t> reached;
+      BlockMap<int64_t> reached;
       for (auto it = edges.begin(); it != edges.end(); ++it) {
         auto next = std::next(it);
         if (BasicBlock* t = target(*it)) reached[t] += (next == edges.end() ? typeMax + 1 : *next) - *it;
@@ -306,9 +330,10 @@ class SwitchOpt : public Pass {
     const bool profiled = lowering_ == "auto" && ctx_->branchCounts(*root.bra) != nullptr;
     if (lowering_ == "auto" && !costWhy.empty() && divergent && !tryPredicate && !profiled) return refuse("cost", costWhy);
     if (lowering_ == "table" && span > maxSpan_) return refuse("cost", costWhy);
-    // The tests' predicates no longer get their values.
-    std::set<BasicBlock*> targets{dflt};
+    // The targets, in block-id order (the order the labels added below are numbered in).
+    BlockSet targets{dflt};
     for (const Run& r : runs) targets.insert(r.target);
+    // The tests' predicates no longer get their values.
     for (auto& [b, t] : tests)
       for (BasicBlock* l : targets) {
         if ((t.pred != kNoReg && lv.liveIn[l->id()].test(t.pred)) || (t.add && lv.liveIn[l->id()].test(t.tmp)))
@@ -409,7 +434,7 @@ class SwitchOpt : public Pass {
       // switch's few hit values less (sparse_switch), and only a profile tells.
       if (ps && psWhy.empty() && lowering_ == "auto" && !costWhy.empty()) psWhy = costWhy + " (a sparse switch is predicated only with a profile)";
       if (ps && psWhy.empty() && lowering_ == "auto") {
-        unsigned setup = planPredicates(root, runs, dflt, *ps, caseMasks_).cost, branching = unsigned(targets.size()) + tableOverhead(true);
+        unsigned setup = planPredicates(root, runs, dflt, *ps, caseMasks_).cost, branching = unsigned(targets.size()) + PtxasModel::tableOverhead(true);
         if (setup >= branching)
           psWhy = std::to_string(setup) + " instructions of predicates against " + std::to_string(branching) + " of branching (a table)";
         else
@@ -515,7 +540,7 @@ class SwitchOpt : public Pass {
   // ---- compare trees ----------------------------------------------------------------------
 
   // Tests the value `v` passes through in the gathered tree.
-  unsigned testsOnPath(const std::unordered_map<BasicBlock*, Test>& tests, BasicBlock* b, int64_t v) const {
+  unsigned testsOnPath(const TestsByBlock& tests, BasicBlock* b, int64_t v) const {
     unsigned n = 0;
     for (auto it = tests.find(b); it != tests.end() && n <= tests.size() && b; it = tests.find(b)) {
       ++n;
@@ -634,7 +659,7 @@ class SwitchOpt : public Pass {
   struct PredicatedSwitch {
     BasicBlock* join = nullptr;
     std::vector<BasicBlock*> blocks;               // the chains' blocks, in the order they run
-    std::map<BasicBlock*, std::set<BasicBlock*>> by;  // block -> the targets whose chain holds it
+    BlockMap<BlockSet> by;                         // block -> the targets whose chain holds it
     int64_t size = 0;                              // instructions in the blocks
     std::set<const Instruction*> unguarded;        // private temporaries, run for every lane
   };
@@ -652,12 +677,12 @@ class SwitchOpt : public Pass {
     return real;
   }
 
-  std::optional<PredicatedSwitch> planPredicated(BasicBlock* rootBlock, const std::unordered_map<BasicBlock*, Test>& tests,
+  std::optional<PredicatedSwitch> planPredicated(BasicBlock* rootBlock, const TestsByBlock& tests,
                                                  const std::vector<Run>& runs, BasicBlock* dflt, const Liveness& lv, std::string& why) {
-    std::set<BasicBlock*> targets{dflt};
+    BlockSet targets{dflt};
     for (const Run& r : runs) targets.insert(r.target);
     // Each target's walk through straight-line blocks (at most 8).
-    std::map<BasicBlock*, std::vector<BasicBlock*>> walks;
+    BlockMap<std::vector<BasicBlock*>> walks;
     for (BasicBlock* t : targets) {
       std::vector<BasicBlock*>& w = walks[t];
       for (BasicBlock* b = t; w.size() <= 8; b = reader_->skipJumps(b->succs()[0].to)) {
@@ -684,7 +709,7 @@ class SwitchOpt : public Pass {
       why = "the cases go back into the switch";
       return std::nullopt;
     }
-    std::map<BasicBlock*, size_t> depth;  // blocks to the join
+    BlockMap<size_t> depth;  // blocks to the join
     for (auto& [t, w] : walks) {
       size_t at = std::find(w.begin(), w.end(), ps.join) - w.begin();
       for (size_t k = 0; k < at; ++k) {
@@ -759,7 +784,7 @@ class SwitchOpt : public Pass {
       return p;
     };
     const PredicatePlan plan = planPredicates(root, runs, dflt, ps, caseMasks_);
-    std::map<BasicBlock*, RegId> pred;
+    BlockMap<RegId> pred;
     RegId bit = kNoReg;  // 1 << (selector - first), when some predicate tests the case masks
     if (plan.bit) {
       RegId t = root.sel;
@@ -813,7 +838,7 @@ class SwitchOpt : public Pass {
   struct PredicatePlan {
     bool bit = false;
     int64_t first = 0;
-    std::set<BasicBlock*> masked;
+    BlockSet masked;
     unsigned cost = 0;  // instructions of the predicates, the ors of shared blocks' guards included
   };
 
@@ -825,7 +850,7 @@ class SwitchOpt : public Pass {
   // LOP3 writes the predicate of the `and` and the `setp`).
   static PredicatePlan planPredicates(const Test& root, const std::vector<Run>& runs, BasicBlock* dflt, const PredicatedSwitch& ps,
                                       bool caseMasks) {
-    std::map<BasicBlock*, unsigned> runCost;
+    BlockMap<unsigned> runCost;
     for (const Run& r : runs) {
       auto [it, fresh] = runCost.emplace(r.target, 0);
       it->second += (r.lo == r.hi ? 1 : 2) + (fresh ? 0 : 1);
@@ -890,7 +915,7 @@ class SwitchOpt : public Pass {
   }
 
   template <class Logic>
-  RegId emitDefaultPredicate(BasicBlock* b, const Test& root, const std::vector<Run>& runs, const std::map<BasicBlock*, RegId>& pred,
+  RegId emitDefaultPredicate(BasicBlock* b, const Test& root, const std::vector<Run>& runs, const BlockMap<RegId>& pred,
                              Logic&& logic) {
     const int64_t first = runs.front().lo, last = runs.back().hi, span = last - first + 1;
     const DefaultForm form = defaultForm(root, runs, pred.size()).first;

@@ -47,7 +47,7 @@ std::optional<std::vector<Instruction*>> functionTail(BasicBlock* s, size_t limi
 // root (`live`, what the root block left live before the lowering). Every path into a copy
 // then computes the same values it computed at the end, and no other path reads the new
 // writes.
-unsigned copyFunctionEnd(Function& f, PassContext& ctx, const std::set<BasicBlock*>& targets, BasicBlock* root, BasicBlock* dispatch,
+unsigned copyFunctionEnd(Function& f, PassContext& ctx, const BlockSet& targets, BasicBlock* root, BasicBlock* dispatch,
                          const BitVector& live, int64_t limit) {
   if (limit <= 0) return 0;
   constexpr size_t kLongestEnd = 16;  // most instructions of an end looked at, moved ones included

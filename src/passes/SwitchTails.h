@@ -18,6 +18,8 @@
 #include "ptxopt/passes/Pass.h"
 #include "ptxopt/support/BitVector.h"
 
+#include "BlockOrder.h"
+
 namespace ptxopt::switchtree {
 
 // Ends each case of `targets` (a lowered jump table's blocks, entered from `root`'s range check
@@ -25,7 +27,7 @@ namespace ptxopt::switchtree {
 // at most `limit` instructions remain to copy after the move described below; returns how many
 // cases it ended (counters `tails-copied`, `tail-instructions-moved`). `live` is what the root
 // block left live before the lowering. Rebuilds the function's CFG.
-unsigned copyFunctionEnd(Function& f, PassContext& ctx, const std::set<BasicBlock*>& targets, BasicBlock* root, BasicBlock* dispatch,
+unsigned copyFunctionEnd(Function& f, PassContext& ctx, const BlockSet& targets, BasicBlock* root, BasicBlock* dispatch,
                          const BitVector& live, int64_t limit);
 
 }  // namespace ptxopt::switchtree

@@ -14,6 +14,8 @@
 #include "ptxopt/ir/Function.h"
 #include "ptxopt/ir/Semantics.h"
 
+#include "BlockOrder.h"
+
 namespace ptxopt::switchtree {
 
 struct Test {
@@ -52,6 +54,9 @@ struct Test {
   std::vector<RegId> temps;
   BasicBlock *ifTrue = nullptr, *ifFalse = nullptr;  // where the selector goes when the compare holds / not
 };
+
+// The nodes of one tree by their blocks, iterated in block-id order (BlockOrder.h).
+using TestsByBlock = BlockMap<Test>;
 
 // A constant's bits as a comparison of `bits` bits and this signedness reads them.
 int64_t valueOf(uint32_t raw, unsigned bits, bool isSigned);

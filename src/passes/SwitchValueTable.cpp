@@ -28,16 +28,16 @@ std::optional<std::pair<std::map<RegId, std::pair<uint64_t, unsigned>>, BasicBlo
 }  // namespace
 
 std::optional<ValueTable> planValueTable(const Function& f, const SwitchTreeReader& reader, BasicBlock* rootBlock, const Test& root,
-                                         const std::unordered_map<BasicBlock*, Test>& tests, const std::map<int64_t, BasicBlock*>& cases,
+                                         const TestsByBlock& tests, const std::map<int64_t, BasicBlock*>& cases,
                                          BasicBlock* dflt, int64_t first, int64_t last, int64_t maxTableBytes, std::string& why) {
   if (f.parent()->addressSize != 64) {
     why = "the module's addresses are not 64-bit";
     return std::nullopt;
   }
   // Each target's constants, and the join block.
-  std::set<BasicBlock*> targets{dflt};
+  BlockSet targets{dflt};
   for (auto& [v, b] : cases) targets.insert(b);
-  std::map<BasicBlock*, std::map<RegId, std::pair<uint64_t, unsigned>>> assigns;
+  BlockMap<std::map<RegId, std::pair<uint64_t, unsigned>>> assigns;
   std::vector<BasicBlock*> plain;  // targets that assign nothing
   ValueTable vt;
   for (BasicBlock* t : targets) {

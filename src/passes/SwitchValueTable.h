@@ -11,7 +11,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "ptxopt/ir/Function.h"
@@ -40,7 +39,7 @@ struct ValueTable {
 // register that is no constant, the module's addresses are not 64-bit, or the table would
 // exceed `maxTableBytes`.
 std::optional<ValueTable> planValueTable(const Function& f, const SwitchTreeReader& reader, BasicBlock* rootBlock, const Test& root,
-                                         const std::unordered_map<BasicBlock*, Test>& tests, const std::map<int64_t, BasicBlock*>& cases,
+                                         const TestsByBlock& tests, const std::map<int64_t, BasicBlock*>& cases,
                                          BasicBlock* dflt, int64_t first, int64_t last, int64_t maxTableBytes, std::string& why);
 
 }  // namespace ptxopt::switchtree

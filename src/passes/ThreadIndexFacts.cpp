@@ -1,5 +1,5 @@
-// ThreadIndexFacts: which branches split at most one warp, or none (LaneFacts.h).
-#include "LaneFacts.h"
+// ThreadIndexFacts: which branches split at most one warp, or none (ThreadIndexFacts.h).
+#include "ThreadIndexFacts.h"
 
 
 namespace ptxopt {
@@ -14,10 +14,6 @@ ThreadIndexFacts::ThreadIndexFacts(const std::vector<const BasicBlock*>& blocks,
       });
 }
 
-// Lanes of a warp hold consecutive %tid.x (in one-dimensional blocks, the common case), so a
-// value that is %tid.x plus warp-uniform terms rises by one from lane to lane; compared with a
-// warp-uniform bound it splits at most the one warp whose lanes straddle the bound, and every
-// other warp of the CTA goes one way: `if (tid < s)` in a reduction, `if (i < n)`.
 // An immediate, a warp-uniform special register, or a register divergent nowhere.
 bool ThreadIndexFacts::uniformOperand(const Operand& u) const {
   if (u.isImm()) return true;
@@ -42,6 +38,11 @@ const Instruction* ThreadIndexFacts::integerSetp(const Instruction& br) const {
   return tc == TypeClass::Signed || tc == TypeClass::Unsigned || tc == TypeClass::Bit ? s : nullptr;
 }
 
+// Is the value %tid.x plus or minus warp-uniform terms (through mov, cvt, add, sub, and mad
+// whose factors are uniform)? Lanes of a warp hold consecutive %tid.x (in one-dimensional
+// blocks, the common case), so such a value rises by one from lane to lane; compared with a
+// warp-uniform bound it splits at most the one warp whose lanes straddle the bound, and every
+// other warp of the CTA goes one way: `if (tid < s)` in a reduction, `if (i < n)`.
 bool ThreadIndexFacts::laneLinear(const Operand& o, int depth) const {
   if (isTidXRegister(o)) return true;
   const Instruction* def = depth > 8 ? nullptr : definition(o);
@@ -66,9 +67,10 @@ bool ThreadIndexFacts::isTidX(const Operand& o, int depth) const {
 }
 
 // The lanes of a warp share %tid.x's bits 5 and up (in one-dimensional blocks, and wherever
-// the x extent is at most 32). Does the branch test only those bits: `(tid & C) == 0` or
-// `(tid ^ C) < tid` with C a multiple of 32 (bitonic sort's partner tests for strides of 32
-// and more)? Then no warp splits on it.
+// the x extent is at most 32). Does the branch test only those bits: `tid & C` compared with a
+// multiple of 32, or `tid ^ C` compared with `tid`, C a nonzero multiple of 32 (`(tid & C) == 0`
+// and `(tid ^ C) < tid`: bitonic sort's partner tests for strides of 32 and more)? Then no warp
+// splits on it.
 bool ThreadIndexFacts::highTidBitsBranch(const Instruction& br) const {
   const Instruction* setp = integerSetp(br);
   if (!setp) return false;

@@ -116,9 +116,9 @@ TEST(FuzzPipelines, RandomKnobsLeaveUnsoundKnobsAlone) {
     for (const std::string& name : p.passes) withDeadSync += name == "dead-sync";
     for (const auto& [knob, value] : p.knobs) {
       std::string pass = knob.substr(0, knob.find('.')), name = knob.substr(knob.find('.') + 1);
-      const ptxopt::PassInfo* info = ptxopt::findPass(pass);
-      ASSERT_NE(info, nullptr) << knob;
-      for (const ptxopt::KnobSpec& k : info->knobs) {
+      const std::vector<ptxopt::KnobSpec>* knobs = ptxopt::findKnobs(pass);  // a pass's, or the ptxas model's
+      ASSERT_NE(knobs, nullptr) << knob;
+      for (const ptxopt::KnobSpec& k : *knobs) {
         if (k.name == name) {
           EXPECT_FALSE(k.unsound) << "seed " << seed << " sets " << knob << "=" << value;
         }

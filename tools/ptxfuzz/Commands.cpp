@@ -117,10 +117,10 @@ int runRun(const RunCommand& c) {
   o.randomKnobs = c.knobs == "random";
   for (const std::string& kv : c.setKnobs) {
     size_t dot = kv.find('.'), eq = kv.find('=');
-    const PassInfo* p = dot < eq && eq != std::string::npos ? findPass(kv.substr(0, dot)) : nullptr;
+    const std::vector<KnobSpec>* knobs = dot < eq && eq != std::string::npos ? findKnobs(kv.substr(0, dot)) : nullptr;
     const KnobSpec* spec = nullptr;
-    if (p)
-      for (const KnobSpec& k : p->knobs)
+    if (knobs)
+      for (const KnobSpec& k : *knobs)
         if (k.name == kv.substr(dot + 1, eq - dot - 1)) spec = &k;
     std::string why;
     if (!spec || !parseKnobValue(*spec, kv.substr(eq + 1), why)) {

@@ -15,6 +15,7 @@
 #include "ptxopt/ir/Stats.h"
 #include "ptxopt/ir/Verifier.h"
 #include "ptxopt/passes/PassManager.h"
+#include "ptxopt/passes/PtxasModel.h"
 #include "ptxopt/ptx/Parser.h"
 #include "ptxopt/ptx/Printer.h"
 #include "ptxopt/support/File.h"
@@ -28,10 +29,8 @@ using ptxopt::PassInfo;
 
 void listPasses() {
   std::string out = "passes:\n";
-  for (const PassInfo& p : ptxopt::allPasses()) {
-    out += fmt::format("  {:<12} {}\n", p.name, p.description);
-    out += fmt::format("  {:<12} seed: {}\n", "", p.seed);
-    for (const ptxopt::KnobSpec& k : p.knobs) {
+  auto listKnobs = [&](std::string_view owner, const std::vector<ptxopt::KnobSpec>& knobs) {
+    for (const ptxopt::KnobSpec& k : knobs) {
       const char* type = k.type == ptxopt::KnobType::Int    ? "int"
                          : k.type == ptxopt::KnobType::Bool ? "bool"
                          : k.type == ptxopt::KnobType::String ? "string"
@@ -39,9 +38,17 @@ void listPasses() {
                                                               : "float";
       std::string shown = type;
       if (k.type == ptxopt::KnobType::Choice) shown = fmt::format("{}", fmt::join(ptxopt::knobChoices(k), "|"));
-      out += fmt::format("  {:<12}   --knob {}.{}=<{}> (default {}): {}\n", "", p.name, k.name, shown, k.defaultValue, k.help);
+      out += fmt::format("  {:<12}   --knob {}.{}=<{}> (default {}): {}\n", "", owner, k.name, shown, k.defaultValue, k.help);
     }
+  };
+  for (const PassInfo& p : ptxopt::allPasses()) {
+    out += fmt::format("  {:<12} {}\n", p.name, p.description);
+    out += fmt::format("  {:<12} seed: {}\n", "", p.seed);
+    listKnobs(p.name, p.knobs);
   }
+  out += "the model of ptxas 13.0 that the passes' cost models share (not a pass):\n";
+  out += fmt::format("  {:<12} what ptxas does with control flow, the same for every pass\n", ptxopt::kPtxasKnobOwner);
+  listKnobs(ptxopt::kPtxasKnobOwner, ptxopt::PtxasModel::knobs());
   out += "pipelines:\n";
   for (unsigned level = 0; level <= 3; ++level) {
     std::string list;

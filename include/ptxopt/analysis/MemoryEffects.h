@@ -63,7 +63,7 @@ std::string_view directCallee(const Module& m, const Instruction& inst);
 CallSummaries computeCallSummaries(const Module& m);
 
 struct MemEffectsOptions {
-  bool privateSpacesCount = false;  // local, param and const accesses count as both spaces
+  bool countLocalParamConst = false;  // local, param and const accesses count as both spaces
   bool callsTouchNothing = false;   // every call counts as no access (unsound; a knob)
 };
 

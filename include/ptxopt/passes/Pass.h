@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -63,20 +64,29 @@ struct Remark {
   std::vector<std::pair<std::string, double>> figures;
 };
 
+class PtxasModel;
+
+// A profile's counts resolved to the instructions of one function before the pipeline runs on
+// it: each conditional branch and brx.idx of the input with an entry (by its PTX line). A branch
+// a pass creates (nested-cond's merged branch, switch-opt's tests, a copied block's) has none,
+// even where it takes the source line of one it replaces.
+using BranchCountsByInstruction = std::unordered_map<const Instruction*, const BranchCounts*>;
+
 // What a pass sees of the pass manager while it runs on one function.
 class PassContext {
  public:
-  PassContext(std::string_view pass, const Function& f, const KnobValues& knobs, const CallSummaries* calls = nullptr,
-              const BranchProfile* profile = nullptr)
-      : pass_(pass), function_(f), knobs_(knobs), calls_(calls), profile_(profile) {}
+  PassContext(std::string_view pass, const Function& f, const KnobValues& knobs, const PtxasModel& ptxas,
+              const CallSummaries* calls = nullptr, const BranchCountsByInstruction* counts = nullptr)
+      : pass_(pass), function_(f), knobs_(knobs), ptxas_(ptxas), calls_(calls), branchCounts_(counts) {}
   const KnobValues& knobs() const { return knobs_; }
+  // What ptxas does with control flow, with the `ptxas.*` knobs of this run (PtxasModel.h).
+  const PtxasModel& ptxas() const { return ptxas_; }
   // What each function of the module may do to memory, computed before the pipeline changed
   // any function (PassInfo::usesCallSummaries); null when the pass did not ask for it.
   const CallSummaries* callSummaries() const { return calls_; }
-  // The branch profile of --profile-use (analysis/Profile.h), or null: what each conditional
-  // branch and brx.idx did in a run, by function and PTX line.
-  const BranchProfile* profile() const { return profile_; }
-  // This function's counts for `branch` (by its PTX line); null without a profile or entry.
+  // The counts of --profile-use (analysis/Profile.h) for `branch`, an instruction of the input
+  // (BranchCountsByInstruction); null without a profile, without an entry, or for a branch a
+  // pass created.
   const BranchCounts* branchCounts(const Instruction& branch) const;
   // Adds to a counter of this pass (`--stats` prints "pass.counter").
   void count(std::string_view counter, uint64_t n = 1) { counts_[std::string(counter)] += n; }
@@ -89,8 +99,9 @@ class PassContext {
   std::string_view pass_;
   const Function& function_;
   const KnobValues& knobs_;
+  const PtxasModel& ptxas_;
   const CallSummaries* calls_;
-  const BranchProfile* profile_;
+  const BranchCountsByInstruction* branchCounts_;
   std::map<std::string, uint64_t> counts_;
   std::vector<Remark> remarks_;
 };
@@ -144,6 +155,10 @@ bool scopeSpansBlocks(const Function& f);
 // Every pass, in a fixed order (PassRegistry.cpp).
 const std::vector<PassInfo>& allPasses();
 const PassInfo* findPass(std::string_view name);
+// The name under which the model of ptxas (PtxasModel.h) takes knobs: `--knob ptxas.NAME=V`.
+inline constexpr std::string_view kPtxasKnobOwner = "ptxas";
+// The knobs of `owner` (a pass, or kPtxasKnobOwner); null when it names neither.
+const std::vector<KnobSpec>* findKnobs(std::string_view owner);
 // The pass names of an -O level (0..3); the one list of pipelines lives in PassRegistry.cpp.
 const std::vector<std::string_view>& pipelineForLevel(unsigned level);
 

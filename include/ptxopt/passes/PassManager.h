@@ -9,6 +9,7 @@
 
 #include "ptxopt/ir/Module.h"
 #include "ptxopt/passes/Pass.h"
+#include "ptxopt/passes/PtxasModel.h"
 #include "ptxopt/support/Diagnostics.h"
 
 namespace ptxopt {
@@ -53,6 +54,7 @@ class PassManager {
   PassManagerOptions options_;
   std::vector<const PassInfo*> passes_;
   std::vector<KnobValues> knobValues_;
+  PtxasModel ptxas_;
 };
 
 // Splits "a,b,c" into names, dropping empty ones.
