@@ -8,7 +8,7 @@ With a directory, every .ptx file under it is measured the same way and the summ
 binary and level, the median over the files of each file's median ratio, with the 10th and 90th
 percentiles (-O0 is parse, verify and print alone).
 
-Each round runs `ptxas -arch=sm_90 FILE` and then every given ptxopt binary at every level on
+Each round runs `ptxas -arch=ARCH FILE` (ARCH the file's `.target`) and then every given ptxopt binary at every level on
 FILE (`-o /dev/null`), and takes each ptxopt time over that round's ptxas time; prints, per
 binary and level, the median of the rounds' ratios with the smallest and largest. Several
 binaries (a build before and after a change) are measured in the same rounds, so their ratios
@@ -19,7 +19,12 @@ import glob
 import os
 import statistics
 import subprocess
+import sys
 import time
+
+# A file's own target (`.target sm_90a`), so that ptxas accepts it: the corpus check's reading.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "corpus"))
+from check_corpus import target_arch  # noqa: E402
 
 
 def wall(cmd):
@@ -32,8 +37,9 @@ def measure(path, binaries, levels, runs, ptxas):
     """Per (binary, level): this file's ratios over `runs` rounds; and ptxas's times."""
     ratios = {(b, l): [] for b in binaries for l in levels}
     ptxas_times = []
+    arch = target_arch(path)
     for _ in range(runs):
-        p = wall([ptxas, "-arch=sm_90", path, "-o", "/dev/null"])
+        p = wall([ptxas, "-arch=" + arch, path, "-o", "/dev/null"])
         ptxas_times.append(p)
         for b in binaries:
             for l in levels:
