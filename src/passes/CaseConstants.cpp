@@ -16,7 +16,7 @@
 #include "IfRegion.h"
 #include "SwitchTree.h"
 
-namespace ptxopt::switchtree {
+namespace ptxopt::switchopt {
 
 std::optional<std::pair<uint64_t, unsigned>> constantMov(const Instruction& i) {
   if (!i.is(Opcode::Mov) || i.hasGuard() || i.numOperands() != 2 || !i.operand(0).isReg() ||
@@ -45,7 +45,7 @@ std::vector<SunkConstants> sinkCaseConstants(Function& f, FunctionAnalysisManage
   std::unordered_set<std::string_view> pinned = pinnedLabelNames(f, tables);
   SwitchTreeReader reader(f, tables, pinned);
   auto testsReg = [&](BasicBlock* b, RegId s, bool root) {
-    std::optional<Test> t = b ? reader.testAt(b, root) : std::nullopt;
+    std::optional<SwitchNode> t = b ? reader.nodeAt(b, root) : std::nullopt;
     return t && !t->isBrx() && (t->sel == s || t->tmp == s);
   };
   for (const BasicBlock* cb : cfg.rpo) {
@@ -77,7 +77,7 @@ std::vector<SunkConstants> sinkCaseConstants(Function& f, FunctionAnalysisManage
     auto& bi = b->insts();
     const std::vector<Instruction*> saved = bi;
     std::erase_if(bi, [&](Instruction* i) { return std::find(movs.begin(), movs.end(), i) != movs.end(); });
-    std::optional<Test> node = reader.testAt(b, /*root=*/false);
+    std::optional<SwitchNode> node = reader.nodeAt(b, /*root=*/false);
     bi = saved;
     if (!node || node->isBrx() || dests.count(node->sel) || dests.count(br->guard())) continue;
     BasicBlock* taken = b->successor(EdgeKind::Taken);
@@ -148,4 +148,4 @@ size_t restoreUnused(Function& f, FunctionAnalysisManager& am, PassContext& ctx,
   return restore.size();
 }
 
-}  // namespace ptxopt::switchtree
+}  // namespace ptxopt::switchopt

@@ -11,7 +11,7 @@
 #include "ptxopt/ir/Function.h"
 #include "ptxopt/passes/Pass.h"
 
-namespace ptxopt::switchtree {
+namespace ptxopt::switchopt {
 
 // The constant an unguarded `mov REG, IMM` of 16, 32 or 64 bits writes (float literals as their
 // bits; NaN payloads refused), with its size in bytes; nullopt for anything else.
@@ -40,4 +40,4 @@ std::vector<SunkConstants> sinkCaseConstants(Function& f, FunctionAnalysisManage
 // the analyses.
 size_t restoreUnused(Function& f, FunctionAnalysisManager& am, PassContext& ctx, const std::vector<SunkConstants>& sunk);
 
-}  // namespace ptxopt::switchtree
+}  // namespace ptxopt::switchopt

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-namespace ptxopt::switchtree {
+namespace ptxopt::switchopt {
 
 namespace {
 
@@ -25,7 +25,7 @@ unsigned bstDepth(size_t n) {
 }
 
 std::optional<ProfileCosts> profileCosts(const PassContext& ctx, const SwitchTreeReader& reader,
-                                         const TestsByBlock& tests, const Test& root,
+                                         const NodesByBlock& tests, const SwitchNode& root,
                                          const std::vector<Run>& runs, std::optional<double> valueTableCost,
                                          std::optional<double> predicateCost, bool hotFirst) {
   const BranchCounts* rc = ctx.branchCounts(*root.bra);
@@ -99,4 +99,4 @@ std::optional<ProfileCosts> profileCosts(const PassContext& ctx, const SwitchTre
   return pc;
 }
 
-}  // namespace ptxopt::switchtree
+}  // namespace ptxopt::switchopt

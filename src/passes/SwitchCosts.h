@@ -14,7 +14,7 @@
 
 #include "SwitchTree.h"
 
-namespace ptxopt::switchtree {
+namespace ptxopt::switchopt {
 
 // Consecutive case values with one target.
 struct Run {
@@ -46,8 +46,8 @@ struct ProfileCosts {
 // `valueTableCost` and `predicateCost` are those forms' instructions per execution of the
 // root, when the switch has them; `hotFirst` allows the hot-run option.
 std::optional<ProfileCosts> profileCosts(const PassContext& ctx, const SwitchTreeReader& reader,
-                                         const TestsByBlock& tests, const Test& root,
+                                         const NodesByBlock& tests, const SwitchNode& root,
                                          const std::vector<Run>& runs, std::optional<double> valueTableCost,
                                          std::optional<double> predicateCost, bool hotFirst);
 
-}  // namespace ptxopt::switchtree
+}  // namespace ptxopt::switchopt

@@ -71,7 +71,7 @@ namespace ptxopt {
 
 namespace {
 
-using namespace switchtree;
+using namespace switchopt;
 
 class SwitchOpt : public Pass {
  public:
@@ -113,7 +113,7 @@ class SwitchOpt : public Pass {
       std::vector<BasicBlock*> order;
       for (const BasicBlock* b : cfg.rpo) order.push_back(const_cast<BasicBlock*>(b));
       for (BasicBlock* b : order) {
-        std::optional<Test> t = reader_->testAt(b, /*root=*/true);
+        std::optional<SwitchNode> t = reader_->nodeAt(b, /*root=*/true);
         if (!t || !tried_.insert(t->bra).second) continue;
         size_t i = std::find(f.blocks().begin(), f.blocks().end(), b) - f.blocks().begin();
         if (lower(i, *t, lv)) {
@@ -131,12 +131,12 @@ class SwitchOpt : public Pass {
   }
 
  private:
-  bool lower(size_t rootIndex, const Test& root, const Liveness& lv) {
+  bool lower(size_t rootIndex, const SwitchNode& root, const Liveness& lv) {
     BasicBlock* rootBlock = f_->blocks()[rootIndex];
     const CfgInfo& cfg = am_->get<CfgAnalysis>();
     const DominatorTree& dom = am_->get<DominatorAnalysis>();
     // The tree: tests on the same selector with the same signedness, by block.
-    TestsByBlock tests;
+    NodesByBlock tests;
     tests[rootBlock] = root;
     std::set<int64_t> constants;
     if (root.bitTest) {
@@ -158,7 +158,7 @@ class SwitchOpt : public Pass {
     // before: where the compared value crosses the constant, or wraps around (unsigned or
     // signed) because of the offset.
     std::set<int64_t> edges;
-    auto addEdges = [&](const Test& t) {
+    auto addEdges = [&](const SwitchNode& t) {
       if (t.bitTest) {  // each shift amount from 0 to 32, and the signed wrap
         for (uint32_t u = 0; u <= 33; ++u) {
           int64_t v = valueOf((u == 33 ? 0x80000000u : u) - t.offset, 32, root.isSigned);
@@ -199,10 +199,10 @@ class SwitchOpt : public Pass {
       BasicBlock* b = work.back();
       work.pop_back();
       if (tests.count(b) || leaves.count(b)) continue;
-      std::optional<Test> t = reader_->testAt(b, false);
+      std::optional<SwitchNode> t = reader_->nodeAt(b, false);
       // A bit test whose shl is in another block: that block is a node of this tree and
       // dominates this one, so every way from the root here computed the shl on the selector.
-      auto shlReaches = [&](const Test& bt) {
+      auto shlReaches = [&](const SwitchNode& bt) {
         if (!bt.shlBlock) return true;
         int32_t d = cfg.index(bt.shlBlock), here = cfg.index(b);
         return tests.count(bt.shlBlock) && d >= 0 && here >= 0 && dom.tree.dominates(uint32_t(d), uint32_t(here));
@@ -462,7 +462,7 @@ class SwitchOpt : public Pass {
     // on the longest path.
     if (mode == "auto" && !costWhy.empty()) {
       unsigned now = 0;
-      for (int64_t v : edges) now = std::max(now, testsOnPath(tests, rootBlock, v));
+      for (int64_t v : edges) now = std::max(now, nodesOnPath(tests, rootBlock, v));
       unsigned balanced = bstDepth(runs.size());
       if (balanced + unsigned(bstGain_) > now)
         return refuse("cost", costWhy + "; a balanced tree would test " + std::to_string(balanced) + " times on its longest path, the tree " +
@@ -540,7 +540,7 @@ class SwitchOpt : public Pass {
   // ---- compare trees ----------------------------------------------------------------------
 
   // Tests the value `v` passes through in the gathered tree.
-  unsigned testsOnPath(const TestsByBlock& tests, BasicBlock* b, int64_t v) const {
+  unsigned nodesOnPath(const NodesByBlock& tests, BasicBlock* b, int64_t v) const {
     unsigned n = 0;
     for (auto it = tests.find(b); it != tests.end() && n <= tests.size() && b; it = tests.find(b)) {
       ++n;
@@ -552,19 +552,19 @@ class SwitchOpt : public Pass {
   bool uniformSelector(const BasicBlock* root) const { return !am_->get<UniformityAnalysis>().isDivergentBranch(root); }
 
   // The selector's signed-or-unsigned type as the tree reads it, and its unsigned type.
-  static ScalarType selectorType(const Test& root) {
+  static ScalarType selectorType(const SwitchNode& root) {
     if (root.bits == 16) return root.isSigned ? ScalarType::S16 : ScalarType::U16;
     return root.isSigned ? ScalarType::S32 : ScalarType::U32;
   }
-  static ScalarType unsignedType(const Test& root) { return root.bits == 16 ? ScalarType::U16 : ScalarType::U32; }
+  static ScalarType unsignedType(const SwitchNode& root) { return root.bits == 16 ? ScalarType::U16 : ScalarType::U32; }
   // A value of the tree's domain as an immediate of the selector's type.
-  static Operand selectorImm(const Test& root, int64_t v) {
+  static Operand selectorImm(const SwitchNode& root, int64_t v) {
     if (root.bits == 16) return Operand::imm(root.isSigned ? int64_t(int16_t(v)) : int64_t(uint16_t(v)));
     return Operand::imm(root.isSigned ? int64_t(int32_t(v)) : int64_t(uint32_t(v)));
   }
 
   // Appends `setp.CMP.TY %p, ON, C` to `b`; returns %p.
-  RegId emitSetp(BasicBlock* b, const Test& root, CmpOp cmp, ScalarType ty, RegId on, Operand c) {
+  RegId emitSetp(BasicBlock* b, const SwitchNode& root, CmpOp cmp, ScalarType ty, RegId on, Operand c) {
     RegId p = f_->addRegister(ScalarType::Pred, "%swp");
     Instruction* s = f_->createInstruction(Opcode::Setp);
     s->addMod(cmpMod(cmp));
@@ -578,7 +578,7 @@ class SwitchOpt : public Pass {
 
   // Appends to `b` the predicate "the selector is in run `r`": an equality for one value, else
   // the selector minus the run's first value, unsigned below the run's length.
-  RegId emitRunPredicate(BasicBlock* b, const Test& root, const Run& r) {
+  RegId emitRunPredicate(BasicBlock* b, const SwitchNode& root, const Run& r) {
     if (r.lo == r.hi) return emitSetp(b, root, CmpOp::Eq, selectorType(root), root.sel, selectorImm(root, r.lo));
     RegId t = f_->addRegister(unsignedType(root), "%swi");
     Instruction* sub = f_->createInstruction(Opcode::Sub);
@@ -592,7 +592,7 @@ class SwitchOpt : public Pass {
 
   // Appends a table's range check to `b`: `setp.gt.u32 %p, IDX, SPAN-1; @%p bra DEFAULT` (a value
   // below the table's first wrapped around to a large unsigned number).
-  void emitRangeCheck(BasicBlock* b, const Test& root, RegId idx, int64_t span, BasicBlock* dflt) {
+  void emitRangeCheck(BasicBlock* b, const SwitchNode& root, RegId idx, int64_t span, BasicBlock* dflt) {
     RegId p = emitSetp(b, root, CmpOp::Gt, ScalarType::U32, idx, Operand::imm(span - 1));
     Instruction* br = f_->createInstruction(Opcode::Bra);
     br->addOperand(Operand::label(dflt->label()));
@@ -606,9 +606,9 @@ class SwitchOpt : public Pass {
   // values, a range check on the selector minus the run's first value. Every path that
   // matches no run ends at the default. The new blocks follow the root, each falling through
   // to the next.
-  void emitCompareTree(size_t rootIndex, const Test& root, const std::vector<Run>& runs, BasicBlock* dflt, bool balanced) {
+  void emitCompareTree(size_t rootIndex, const SwitchNode& root, const std::vector<Run>& runs, BasicBlock* dflt, bool balanced) {
     BasicBlock* cur = f_->blocks()[rootIndex];
-    removeRootTest(cur, root);
+    removeRootNode(cur, root);
     size_t insertAt = rootIndex + 1;
     auto& blocks = f_->blocks();
     auto start = [&](BasicBlock* b) {
@@ -677,7 +677,7 @@ class SwitchOpt : public Pass {
     return real;
   }
 
-  std::optional<PredicatedSwitch> planPredicated(BasicBlock* rootBlock, const TestsByBlock& tests,
+  std::optional<PredicatedSwitch> planPredicated(BasicBlock* rootBlock, const NodesByBlock& tests,
                                                  const std::vector<Run>& runs, BasicBlock* dflt, const Liveness& lv, std::string& why) {
     BlockSet targets{dflt};
     for (const Run& r : runs) targets.insert(r.target);
@@ -769,9 +769,9 @@ class SwitchOpt : public Pass {
     return ps;
   }
 
-  void emitPredicated(size_t rootIndex, const Test& root, const std::vector<Run>& runs, BasicBlock* dflt, const PredicatedSwitch& ps) {
+  void emitPredicated(size_t rootIndex, const SwitchNode& root, const std::vector<Run>& runs, BasicBlock* dflt, const PredicatedSwitch& ps) {
     BasicBlock* rootBlock = f_->blocks()[rootIndex];
-    removeRootTest(rootBlock, root);
+    removeRootNode(rootBlock, root);
     if (!ps.join->hasLabel()) f_->addLabel(ps.join, "$Lsw");
     auto logic = [&](Opcode op, RegId a, RegId b) {
       RegId p = f_->addRegister(ScalarType::Pred, "%swp");
@@ -848,7 +848,7 @@ class SwitchOpt : public Pass {
   // more is masked and the default tests the mask of every case. Counted as ptxas 13.0 emits
   // them (switch_holes): the shl two (the 1 goes into a register first), a mask test one (one
   // LOP3 writes the predicate of the `and` and the `setp`).
-  static PredicatePlan planPredicates(const Test& root, const std::vector<Run>& runs, BasicBlock* dflt, const PredicatedSwitch& ps,
+  static PredicatePlan planPredicates(const SwitchNode& root, const std::vector<Run>& runs, BasicBlock* dflt, const PredicatedSwitch& ps,
                                       bool caseMasks) {
     BlockMap<unsigned> runCost;
     for (const Run& r : runs) {
@@ -885,12 +885,12 @@ class SwitchOpt : public Pass {
   }
 
   // Appends `OP.TY D, X, Y` to `b`.
-  void emitBinary(BasicBlock* b, const Test& root, Opcode o, ScalarType ty, RegId d, Operand x, Operand y) {
+  void emitBinary(BasicBlock* b, const SwitchNode& root, Opcode o, ScalarType ty, RegId d, Operand x, Operand y) {
     append(b, root, buildInstruction(*f_, o, ty, {Operand::reg(d), x, y}, root.bra));
   }
 
   // Appends `and.b32 %t, BIT, MASK; setp.CMP.b32 %p, %t, 0`; returns %p.
-  RegId emitMaskTest(BasicBlock* b, const Test& root, RegId bit, uint32_t mask, CmpOp cmp) {
+  RegId emitMaskTest(BasicBlock* b, const SwitchNode& root, RegId bit, uint32_t mask, CmpOp cmp) {
     RegId t = f_->addRegister(ScalarType::U32, "%swi");
     emitBinary(b, root, Opcode::And, ScalarType::B32, t, Operand::reg(bit), Operand::imm(int64_t(mask)));
     return emitSetp(b, root, cmp, ScalarType::B32, t, Operand::imm(0));
@@ -904,7 +904,7 @@ class SwitchOpt : public Pass {
   enum class DefaultForm { Range, Mask, Chain };
   // How the default's predicate is computed for `runs` leading to `targets` blocks, and in how
   // many instructions.
-  static std::pair<DefaultForm, unsigned> defaultForm(const Test& root, const std::vector<Run>& runs, size_t targets) {
+  static std::pair<DefaultForm, unsigned> defaultForm(const SwitchNode& root, const std::vector<Run>& runs, size_t targets) {
     const int64_t first = runs.front().lo, span = runs.back().hi - first + 1;
     bool holes = false;
     for (size_t k = 1; k < runs.size(); ++k) holes |= runs[k].lo != runs[k - 1].hi + 1;
@@ -915,7 +915,7 @@ class SwitchOpt : public Pass {
   }
 
   template <class Logic>
-  RegId emitDefaultPredicate(BasicBlock* b, const Test& root, const std::vector<Run>& runs, const BlockMap<RegId>& pred,
+  RegId emitDefaultPredicate(BasicBlock* b, const SwitchNode& root, const std::vector<Run>& runs, const BlockMap<RegId>& pred,
                              Logic&& logic) {
     const int64_t first = runs.front().lo, last = runs.back().hi, span = last - first + 1;
     const DefaultForm form = defaultForm(root, runs, pred.size()).first;
@@ -950,13 +950,13 @@ class SwitchOpt : public Pass {
     return logic(Opcode::Not, any, kNoReg);
   }
 
-  static Instruction* place(const Test& root, Instruction* i) {
+  static Instruction* place(const SwitchNode& root, Instruction* i) {
     i->setLoc(root.bra->loc());
     i->setDebugLoc(root.bra->debugLoc());
     return i;
   }
 
-  Instruction* append(BasicBlock* b, const Test& root, Instruction* i) {
+  Instruction* append(BasicBlock* b, const SwitchNode& root, Instruction* i) {
     place(root, i)->setParent(b);
     b->append(i);
     return i;
@@ -964,7 +964,7 @@ class SwitchOpt : public Pass {
 
   // Removes the root's test: its setp and branch, or a root brx.idx and its table's declaration
   // when no other brx.idx names the table.
-  void removeRootTest(BasicBlock* b, const Test& root) {
+  void removeRootNode(BasicBlock* b, const SwitchNode& root) {
     auto& rv = b->insts();
     rv.erase(std::find(rv.begin(), rv.end(), root.bra));
     if (root.setp) rv.erase(std::find(rv.begin(), rv.end(), root.setp));
@@ -983,8 +983,8 @@ class SwitchOpt : public Pass {
   // Removes the root's test and appends the table index to the root: the selector minus the
   // first case, widened first when the selector has 16 bits (sign- or zero-extended as the
   // tests read it). A 32-bit selector whose table starts at 0 is its own index.
-  RegId emitIndex(BasicBlock* rootBlock, const Test& root, int64_t first) {
-    removeRootTest(rootBlock, root);
+  RegId emitIndex(BasicBlock* rootBlock, const SwitchNode& root, int64_t first) {
+    removeRootNode(rootBlock, root);
     RegId wide = root.sel;
     if (root.bits == 16) {
       wide = f_->addRegister(ScalarType::U32, "%swi");
@@ -1008,7 +1008,7 @@ class SwitchOpt : public Pass {
 
   // ---- value tables (switch-to-lookup-table; the plan: SwitchValueTable.h) ------------------
 
-  void emitValueTable(size_t rootIndex, const Test& root, const ValueTable& vt, int64_t first, int64_t span,
+  void emitValueTable(size_t rootIndex, const SwitchNode& root, const ValueTable& vt, int64_t first, int64_t span,
                       const std::string& where, double density) {
     BasicBlock* rootBlock = f_->blocks()[rootIndex];
     if (!vt.join->hasLabel()) f_->addLabel(vt.join, "$Lsw");

@@ -10,7 +10,7 @@
 
 #include "IfRegion.h"
 
-namespace ptxopt::switchtree {
+namespace ptxopt::switchopt {
 
 namespace {
 
@@ -131,4 +131,4 @@ unsigned copyFunctionEnd(Function& f, PassContext& ctx, const BlockSet& targets,
   return n;
 }
 
-}  // namespace ptxopt::switchtree
+}  // namespace ptxopt::switchopt

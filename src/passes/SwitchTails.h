@@ -20,7 +20,7 @@
 
 #include "BlockOrder.h"
 
-namespace ptxopt::switchtree {
+namespace ptxopt::switchopt {
 
 // Ends each case of `targets` (a lowered jump table's blocks, entered from `root`'s range check
 // or from `dispatch`'s brx.idx) that goes straight on to a function end with a copy of it, when
@@ -30,4 +30,4 @@ namespace ptxopt::switchtree {
 unsigned copyFunctionEnd(Function& f, PassContext& ctx, const BlockSet& targets, BasicBlock* root, BasicBlock* dispatch,
                          const BitVector& live, int64_t limit);
 
-}  // namespace ptxopt::switchtree
+}  // namespace ptxopt::switchopt

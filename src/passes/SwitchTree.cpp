@@ -5,19 +5,19 @@
 
 #include "IfRegion.h"
 
-namespace ptxopt::switchtree {
+namespace ptxopt::switchopt {
 
 // The test ending `b`: setp on a register against an immediate, then the guarded bra on its
 // predicate. Outside the root the block holds nothing else, or an add (sub) of a constant to
 // the selector first, whose result the setp compares.
-std::optional<Test> SwitchTreeReader::testAt(BasicBlock* b, bool root) const {
+std::optional<SwitchNode> SwitchTreeReader::nodeAt(BasicBlock* b, bool root) const {
   std::vector<Instruction*> real;
   for (Instruction* i : b->insts())
     if (!i->info().isPseudo()) real.push_back(i);
   if (!real.empty() && real.back()->is(Opcode::BrxIdx)) return root ? rootBrxAt(b, real) : brxAt(real);
-  return compareTestAt(b, root, real);
+  return compareNodeAt(b, root, real);
 }
-std::optional<Test> SwitchTreeReader::compareTestAt(BasicBlock* b, bool root, const std::vector<Instruction*>& real) const {
+std::optional<SwitchNode> SwitchTreeReader::compareNodeAt(BasicBlock* b, bool root, const std::vector<Instruction*>& real) const {
   Instruction* br = root ? rootBranch(*b) : conditionalBranch(*b);
   if (!br || real.size() < 2 || (!root && real.size() > 6)) return std::nullopt;
   Instruction* s = real[real.size() - 2];
@@ -34,7 +34,7 @@ std::optional<Test> SwitchTreeReader::compareTestAt(BasicBlock* b, bool root, co
   for (Mod m : s->mods())
     if (auto c2 = modCmp(m)) cmp = c2;
   if (!cmp) return std::nullopt;
-  Test t;
+  SwitchNode t;
   t.setp = s;
   t.bra = br;
   t.cmp = *cmp;
@@ -71,7 +71,7 @@ std::optional<Test> SwitchTreeReader::compareTestAt(BasicBlock* b, bool root, co
 // `add` (or `sub`) of a constant to a register, writing the register `t` compares (or indexes
 // by) and as wide as `t` reads it: `t` then compares that register plus the constant. False
 // for anything else, .sat and .cc included (not plain wrapping adds).
-bool SwitchTreeReader::readOffset(Instruction* add, Test& t) {
+bool SwitchTreeReader::readOffset(Instruction* add, SwitchNode& t) {
   if ((!add->is(Opcode::Add) && !add->is(Opcode::Sub)) || add->hasGuard() || add->numOperands() != 3 ||
       typeBits(add->type(0)) != t.bits || typeClass(add->type(0)) == TypeClass::Float || add->mods().size() != 1)
     return false;
@@ -106,7 +106,7 @@ Instruction* SwitchTreeReader::lastDefBefore(BasicBlock* b, const Instruction* b
 // leaves `t` as it was (the caller reads a plain compare of the register the setp reads,
 // which is always exact). In an inner node every instruction of the block must belong to
 // the test.
-bool SwitchTreeReader::readBitTest(BasicBlock* b, bool root, const std::vector<Instruction*>& real, Test& t) const {
+bool SwitchTreeReader::readBitTest(BasicBlock* b, bool root, const std::vector<Instruction*>& real, SwitchNode& t) const {
   if (t.bits != 32 || t.raw != 0 || (t.cmp != CmpOp::Eq && t.cmp != CmpOp::Ne)) return false;
   Instruction* andI = lastDefBefore(b, t.setp, t.sel);
   if (!andI || !andI->is(Opcode::And) || andI->hasGuard() || andI->numOperands() != 3 || typeBits(andI->type(0)) != 32)
@@ -147,7 +147,7 @@ bool SwitchTreeReader::readBitTest(BasicBlock* b, bool root, const std::vector<I
   }
   if (shlBlock == b) mine.push_back(shl);
   // The shift amount: the selector, or the selector plus a constant computed just before.
-  Test probe;
+  SwitchNode probe;
   probe.bits = 32;
   probe.sel = static_cast<RegId>(amount.id);
   Instruction* add = lastDefBefore(shlBlock, shl, probe.sel);
@@ -192,11 +192,11 @@ Instruction* SwitchTreeReader::rootBranch(BasicBlock& b) {
 
 // An inner block that only dispatches through `brx.idx` on a register, or on a register that
 // an add (sub) of a constant just computed: a node with one successor per table entry.
-std::optional<Test> SwitchTreeReader::brxAt(const std::vector<Instruction*>& real) const {
+std::optional<SwitchNode> SwitchTreeReader::brxAt(const std::vector<Instruction*>& real) const {
   if (real.size() > 2) return std::nullopt;
   Instruction* brx = real.back();
   if (brx->hasGuard() || !brx->operand(0).isReg() || brx->operand(0).component() != Component::None) return std::nullopt;
-  Test t;
+  SwitchNode t;
   t.bra = brx;
   t.bits = 32;
   t.isSigned = false;
@@ -225,14 +225,14 @@ int64_t SwitchTreeReader::domainOf(BasicBlock* b, const Instruction* at, RegId r
 // A root `brx.idx` whose index an unguarded `and.b32 %i, %x, M` or `rem.u32 %i, %x, K` (M, K
 // immediates; the last write of %i before the brx.idx in its block) keeps within its table:
 // a node on %i over the domain [0, M] or [0, K - 1].
-std::optional<Test> SwitchTreeReader::rootBrxAt(BasicBlock* b, const std::vector<Instruction*>& real) const {
+std::optional<SwitchNode> SwitchTreeReader::rootBrxAt(BasicBlock* b, const std::vector<Instruction*>& real) const {
   Instruction* brx = real.back();
   if (b->terminator() != brx || brx->hasGuard() || !brx->operand(0).isReg() || brx->operand(0).component() != Component::None)
     return std::nullopt;
   RegId idx = static_cast<RegId>(brx->operand(0).id);
   int64_t hi = domainOf(b, brx, idx);
   if (hi < 0) return std::nullopt;
-  Test t;
+  SwitchNode t;
   t.bra = brx;
   t.bits = 32;
   t.isSigned = false;
@@ -252,7 +252,7 @@ int64_t valueOf(uint32_t raw, unsigned bits, bool isSigned) {
 
 // Where the node sends selector value `v`: nullptr when a brx.idx index falls outside its
 // table (behaviour PTX leaves undefined: such a tree is not lowered).
-BasicBlock* SwitchTreeReader::next(const Test& t, int64_t v) const {
+BasicBlock* SwitchTreeReader::next(const SwitchNode& t, int64_t v) const {
   if (t.isBrx()) {
     uint32_t idx = uint32_t(v) + t.offset;
     return idx < t.entries.size() ? skipJumps(t.entries[idx]) : nullptr;
@@ -262,7 +262,7 @@ BasicBlock* SwitchTreeReader::next(const Test& t, int64_t v) const {
 
 // Does the test hold for selector value `v` (read in the tree's domain)? The comparison
 // reads the selector's bits plus the offset in its own signedness.
-bool holds(const Test& t, int64_t v) {
+bool holds(const SwitchNode& t, int64_t v) {
   if (t.bitTest) {
     uint32_t amount = uint32_t(v) + t.offset;
     bool bit = amount < 32 && ((t.bitMask >> amount) & 1u);
@@ -294,4 +294,4 @@ BasicBlock* SwitchTreeReader::skipJumps(BasicBlock* b) const {
   return b;
 }
 
-}  // namespace ptxopt::switchtree
+}  // namespace ptxopt::switchopt

@@ -16,9 +16,9 @@
 
 #include "BlockOrder.h"
 
-namespace ptxopt::switchtree {
+namespace ptxopt::switchopt {
 
-struct Test {
+struct SwitchNode {
   Instruction* setp = nullptr;
   Instruction* bra = nullptr;
   CmpOp cmp = CmpOp::Eq;
@@ -56,12 +56,12 @@ struct Test {
 };
 
 // The nodes of one tree by their blocks, iterated in block-id order (BlockOrder.h).
-using TestsByBlock = BlockMap<Test>;
+using NodesByBlock = BlockMap<SwitchNode>;
 
 // A constant's bits as a comparison of `bits` bits and this signedness reads them.
 int64_t valueOf(uint32_t raw, unsigned bits, bool isSigned);
 // Does the test hold for selector value `v` (read in the tree's domain)?
-bool holds(const Test& t, int64_t v);
+bool holds(const SwitchNode& t, int64_t v);
 
 // Reads the nodes of a function's compare trees. `tables` and `pinned` are the function's
 // branch-target tables and the labels they or debug sections name (skipJumps stops at those).
@@ -71,21 +71,21 @@ class SwitchTreeReader {
       : f_(&f), tables_(&tables), pinned_(&pinned) {}
 
   // The node ending `b`, a root when `root` (whose block may compute anything first).
-  std::optional<Test> testAt(BasicBlock* b, bool root) const;
+  std::optional<SwitchNode> nodeAt(BasicBlock* b, bool root) const;
   // Where the node sends selector value `v`; null past a brx.idx table.
-  BasicBlock* next(const Test& t, int64_t v) const;
+  BasicBlock* next(const SwitchNode& t, int64_t v) const;
   // Looks through blocks that only jump or are empty.
   BasicBlock* skipJumps(BasicBlock* b) const;
 
  private:
-  std::optional<Test> compareTestAt(BasicBlock* b, bool root, const std::vector<Instruction*>& real) const;
-  static bool readOffset(Instruction* add, Test& t);
+  std::optional<SwitchNode> compareNodeAt(BasicBlock* b, bool root, const std::vector<Instruction*>& real) const;
+  static bool readOffset(Instruction* add, SwitchNode& t);
   static bool writes(const Instruction& i, RegId r);
   static Instruction* lastDefBefore(BasicBlock* b, const Instruction* before, RegId r);
-  bool readBitTest(BasicBlock* b, bool root, const std::vector<Instruction*>& real, Test& t) const;
+  bool readBitTest(BasicBlock* b, bool root, const std::vector<Instruction*>& real, SwitchNode& t) const;
   static Instruction* rootBranch(BasicBlock& b);
-  std::optional<Test> brxAt(const std::vector<Instruction*>& real) const;
-  std::optional<Test> rootBrxAt(BasicBlock* b, const std::vector<Instruction*>& real) const;
+  std::optional<SwitchNode> brxAt(const std::vector<Instruction*>& real) const;
+  std::optional<SwitchNode> rootBrxAt(BasicBlock* b, const std::vector<Instruction*>& real) const;
   static int64_t domainOf(BasicBlock* b, const Instruction* at, RegId r);
 
   Function* f_;
@@ -93,4 +93,4 @@ class SwitchTreeReader {
   const std::unordered_set<std::string_view>* pinned_;
 };
 
-}  // namespace ptxopt::switchtree
+}  // namespace ptxopt::switchopt

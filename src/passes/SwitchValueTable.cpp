@@ -6,7 +6,7 @@
 
 #include "CaseConstants.h"
 
-namespace ptxopt::switchtree {
+namespace ptxopt::switchopt {
 
 namespace {
 
@@ -27,8 +27,8 @@ std::optional<std::pair<std::map<RegId, std::pair<uint64_t, unsigned>>, BasicBlo
 
 }  // namespace
 
-std::optional<ValueTable> planValueTable(const Function& f, const SwitchTreeReader& reader, BasicBlock* rootBlock, const Test& root,
-                                         const TestsByBlock& tests, const std::map<int64_t, BasicBlock*>& cases,
+std::optional<ValueTable> planValueTable(const Function& f, const SwitchTreeReader& reader, BasicBlock* rootBlock, const SwitchNode& root,
+                                         const NodesByBlock& tests, const std::map<int64_t, BasicBlock*>& cases,
                                          BasicBlock* dflt, int64_t first, int64_t last, int64_t maxTableBytes, std::string& why) {
   if (f.parent()->addressSize != 64) {
     why = "the module's addresses are not 64-bit";
@@ -132,4 +132,4 @@ std::optional<ValueTable> planValueTable(const Function& f, const SwitchTreeRead
   return vt;
 }
 
-}  // namespace ptxopt::switchtree
+}  // namespace ptxopt::switchopt

@@ -17,7 +17,7 @@
 
 #include "SwitchTree.h"
 
-namespace ptxopt::switchtree {
+namespace ptxopt::switchopt {
 
 struct Column {  // one register of every row
   RegId reg = kNoReg;
@@ -38,8 +38,8 @@ struct ValueTable {
 // does more than assign constants, the targets go on to different blocks, a path keeps a
 // register that is no constant, the module's addresses are not 64-bit, or the table would
 // exceed `maxTableBytes`.
-std::optional<ValueTable> planValueTable(const Function& f, const SwitchTreeReader& reader, BasicBlock* rootBlock, const Test& root,
-                                         const TestsByBlock& tests, const std::map<int64_t, BasicBlock*>& cases,
+std::optional<ValueTable> planValueTable(const Function& f, const SwitchTreeReader& reader, BasicBlock* rootBlock, const SwitchNode& root,
+                                         const NodesByBlock& tests, const std::map<int64_t, BasicBlock*>& cases,
                                          BasicBlock* dflt, int64_t first, int64_t last, int64_t maxTableBytes, std::string& why);
 
-}  // namespace ptxopt::switchtree
+}  // namespace ptxopt::switchopt

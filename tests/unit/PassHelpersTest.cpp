@@ -49,15 +49,15 @@ std::vector<std::string> names(const std::vector<BasicBlock*>& blocks) {
   return out;
 }
 
-// A hand-made compare node, as SwitchTreeReader::compareTestAt fills one: the constant's bits
+// A hand-made compare node, as SwitchTreeReader::compareNodeAt fills one: the constant's bits
 // `raw` read at `bits` in the node's signedness; unsigned for lo/ls/hi/hs.
-switchtree::Test node(CmpOp cmp, uint32_t raw, unsigned bits, bool isSigned, uint32_t offset = 0) {
-  switchtree::Test t;
+switchopt::SwitchNode node(CmpOp cmp, uint32_t raw, unsigned bits, bool isSigned, uint32_t offset = 0) {
+  switchopt::SwitchNode t;
   t.cmp = cmp;
   t.bits = bits;
   t.isSigned = isSigned;
   t.raw = raw;
-  t.c = switchtree::valueOf(raw, bits, isSigned);
+  t.c = switchopt::valueOf(raw, bits, isSigned);
   t.offset = offset;
   return t;
 }
@@ -121,10 +121,10 @@ const std::vector<CmpOp> kUnsignedOnlyCmps = {CmpOp::Lo, CmpOp::Ls, CmpOp::Hi, C
 
 }  // namespace
 
-// ---- switchtree::valueOf --------------------------------------------------------------------
+// ---- switchopt::valueOf --------------------------------------------------------------------
 
 TEST(PassHelpersValueOf, SixteenBitsSignExtendOrZeroExtend) {
-  using switchtree::valueOf;
+  using switchopt::valueOf;
   EXPECT_EQ(valueOf(0x0000, 16, true), 0);
   EXPECT_EQ(valueOf(0x7fff, 16, true), INT16_MAX);
   EXPECT_EQ(valueOf(0x7fff, 16, false), INT16_MAX);
@@ -144,7 +144,7 @@ TEST(PassHelpersValueOf, SixteenBitsSignExtendOrZeroExtend) {
 }
 
 TEST(PassHelpersValueOf, ThirtyTwoBitsSignExtendOrZeroExtend) {
-  using switchtree::valueOf;
+  using switchopt::valueOf;
   EXPECT_EQ(valueOf(0, 32, true), 0);
   EXPECT_EQ(valueOf(0x7fffffffu, 32, true), INT32_MAX);
   EXPECT_EQ(valueOf(0x7fffffffu, 32, false), INT32_MAX);
@@ -160,7 +160,7 @@ TEST(PassHelpersValueOf, ThirtyTwoBitsSignExtendOrZeroExtend) {
   EXPECT_EQ(valueOf(0xffffff80u, 32, false), int64_t(0xffffff80u));
 }
 
-// ---- switchtree::holds ----------------------------------------------------------------------
+// ---- switchopt::holds ----------------------------------------------------------------------
 
 TEST(PassHelpersHolds, EveryIntegerComparisonAtEveryEdgeMatchesTheIntegerTypes) {
   // Every comparison a compare node can have (eq/ne/lt/le/gt/ge signed or unsigned, lo/ls/hi/hs
@@ -175,15 +175,15 @@ TEST(PassHelpersHolds, EveryIntegerComparisonAtEveryEdgeMatchesTheIntegerTypes) 
         for (int64_t v : edgeValues()) {
           for (bool isSigned : {true, false})
             for (CmpOp cmp : kSignedOrBitCmps) {
-              switchtree::Test t = node(cmp, raw, bits, isSigned, offset);
-              ASSERT_EQ(switchtree::holds(t, v), referenceCompare(cmp, bits, isSigned, v, offset, raw))
+              switchopt::SwitchNode t = node(cmp, raw, bits, isSigned, offset);
+              ASSERT_EQ(switchopt::holds(t, v), referenceCompare(cmp, bits, isSigned, v, offset, raw))
                   << "cmp " << int(cmp) << " bits " << bits << (isSigned ? " signed" : " unsigned") << " raw " << raw
                   << " offset " << offset << " v " << v;
               ++checked;
             }
           for (CmpOp cmp : kUnsignedOnlyCmps) {
-            switchtree::Test t = node(cmp, raw, bits, false, offset);
-            ASSERT_EQ(switchtree::holds(t, v), referenceCompare(cmp, bits, false, v, offset, raw))
+            switchopt::SwitchNode t = node(cmp, raw, bits, false, offset);
+            ASSERT_EQ(switchopt::holds(t, v), referenceCompare(cmp, bits, false, v, offset, raw))
                 << "cmp " << int(cmp) << " bits " << bits << " raw " << raw << " offset " << offset << " v " << v;
             ++checked;
           }
@@ -193,74 +193,74 @@ TEST(PassHelpersHolds, EveryIntegerComparisonAtEveryEdgeMatchesTheIntegerTypes) 
 
 TEST(PassHelpersHolds, SignednessDecidesAtTheSignBoundary) {
   // -1 is below 0 signed and the largest value unsigned.
-  EXPECT_TRUE(switchtree::holds(node(CmpOp::Lt, 0, 32, true), -1));
-  EXPECT_FALSE(switchtree::holds(node(CmpOp::Lt, 0, 32, false), -1));
-  EXPECT_TRUE(switchtree::holds(node(CmpOp::Hi, 0x7fffffffu, 32, false), -1));
-  EXPECT_TRUE(switchtree::holds(node(CmpOp::Hs, 0xffffffffu, 32, false), -1));
-  EXPECT_FALSE(switchtree::holds(node(CmpOp::Lo, 0xffffffffu, 32, false), -1));
+  EXPECT_TRUE(switchopt::holds(node(CmpOp::Lt, 0, 32, true), -1));
+  EXPECT_FALSE(switchopt::holds(node(CmpOp::Lt, 0, 32, false), -1));
+  EXPECT_TRUE(switchopt::holds(node(CmpOp::Hi, 0x7fffffffu, 32, false), -1));
+  EXPECT_TRUE(switchopt::holds(node(CmpOp::Hs, 0xffffffffu, 32, false), -1));
+  EXPECT_FALSE(switchopt::holds(node(CmpOp::Lo, 0xffffffffu, 32, false), -1));
   // INT32_MIN against INT32_MAX.
-  EXPECT_TRUE(switchtree::holds(node(CmpOp::Lt, 0x7fffffffu, 32, true), INT32_MIN));
-  EXPECT_FALSE(switchtree::holds(node(CmpOp::Lo, 0x7fffffffu, 32, false), INT32_MIN));
+  EXPECT_TRUE(switchopt::holds(node(CmpOp::Lt, 0x7fffffffu, 32, true), INT32_MIN));
+  EXPECT_FALSE(switchopt::holds(node(CmpOp::Lo, 0x7fffffffu, 32, false), INT32_MIN));
   // 16 bits: 0x8000 is -32768 signed, 32768 unsigned; the selector's upper bits do not count.
-  EXPECT_TRUE(switchtree::holds(node(CmpOp::Le, 0x8000, 16, true), 0x8000));
-  EXPECT_TRUE(switchtree::holds(node(CmpOp::Eq, 0x8000, 16, true), 0x8000));
-  EXPECT_TRUE(switchtree::holds(node(CmpOp::Eq, 0x8000, 16, true), INT16_MIN));
-  EXPECT_TRUE(switchtree::holds(node(CmpOp::Eq, 0xffff, 16, true), 0x1ffff));
-  EXPECT_TRUE(switchtree::holds(node(CmpOp::Gt, 0x7fff, 16, false), 0x8000));
-  EXPECT_FALSE(switchtree::holds(node(CmpOp::Gt, 0x7fff, 16, true), 0x8000));
+  EXPECT_TRUE(switchopt::holds(node(CmpOp::Le, 0x8000, 16, true), 0x8000));
+  EXPECT_TRUE(switchopt::holds(node(CmpOp::Eq, 0x8000, 16, true), 0x8000));
+  EXPECT_TRUE(switchopt::holds(node(CmpOp::Eq, 0x8000, 16, true), INT16_MIN));
+  EXPECT_TRUE(switchopt::holds(node(CmpOp::Eq, 0xffff, 16, true), 0x1ffff));
+  EXPECT_TRUE(switchopt::holds(node(CmpOp::Gt, 0x7fff, 16, false), 0x8000));
+  EXPECT_FALSE(switchopt::holds(node(CmpOp::Gt, 0x7fff, 16, true), 0x8000));
   // A selector of 64-bit extremes is read by its low 32 bits.
-  EXPECT_TRUE(switchtree::holds(node(CmpOp::Eq, 0, 32, true), std::numeric_limits<int64_t>::min()));
-  EXPECT_TRUE(switchtree::holds(node(CmpOp::Eq, 0xffffffffu, 32, true), std::numeric_limits<int64_t>::max()));
+  EXPECT_TRUE(switchopt::holds(node(CmpOp::Eq, 0, 32, true), std::numeric_limits<int64_t>::min()));
+  EXPECT_TRUE(switchopt::holds(node(CmpOp::Eq, 0xffffffffu, 32, true), std::numeric_limits<int64_t>::max()));
 }
 
 TEST(PassHelpersHolds, OffsetWrapsInTheNodesWidth) {
   // `add.s32 %t, %sel, -3; setp.lt.u32 %p, %t, 4`: the range check for selector values 3..6.
-  switchtree::Test range = node(CmpOp::Lo, 4, 32, false, uint32_t(-3));
+  switchopt::SwitchNode range = node(CmpOp::Lo, 4, 32, false, uint32_t(-3));
   std::vector<int64_t> in;
   for (int64_t v = -5; v <= 12; ++v)
-    if (switchtree::holds(range, v)) in.push_back(v);
+    if (switchopt::holds(range, v)) in.push_back(v);
   EXPECT_EQ(in, (std::vector<int64_t>{3, 4, 5, 6}));
   // 16 bits: 0xfffe + 3 wraps to 1.
-  EXPECT_TRUE(switchtree::holds(node(CmpOp::Eq, 1, 16, false, 3), 0xfffe));
-  EXPECT_TRUE(switchtree::holds(node(CmpOp::Eq, 1, 16, true, 3), -2));
+  EXPECT_TRUE(switchopt::holds(node(CmpOp::Eq, 1, 16, false, 3), 0xfffe));
+  EXPECT_TRUE(switchopt::holds(node(CmpOp::Eq, 1, 16, true, 3), -2));
   // Signed: INT32_MAX + 1 wraps to INT32_MIN.
-  EXPECT_TRUE(switchtree::holds(node(CmpOp::Lt, 0, 32, true, 1), INT32_MAX));
+  EXPECT_TRUE(switchopt::holds(node(CmpOp::Lt, 0, 32, true, 1), INT32_MAX));
 }
 
 TEST(PassHelpersHolds, BitTests) {
   // LLVM's bit test: `shl.b32 %b, 1, %sel; and.b32 %t, %b, 0x29; setp.ne.s32 %p, %t, 0`: holds
   // for selector values 0, 3 and 5 (bits of 0b101001).
-  switchtree::Test ne = node(CmpOp::Ne, 0, 32, true);
+  switchopt::SwitchNode ne = node(CmpOp::Ne, 0, 32, true);
   ne.bitTest = true;
   ne.bitMask = 0x29;
-  switchtree::Test eq = ne;
+  switchopt::SwitchNode eq = ne;
   eq.cmp = CmpOp::Eq;
   for (int64_t v = -2; v < 40; ++v) {
     bool set = v >= 0 && v < 32 && ((0x29u >> v) & 1u);
-    EXPECT_EQ(switchtree::holds(ne, v), set) << v;
-    EXPECT_EQ(switchtree::holds(eq, v), !set) << v;
+    EXPECT_EQ(switchopt::holds(ne, v), set) << v;
+    EXPECT_EQ(switchopt::holds(eq, v), !set) << v;
   }
   // A shift by 32 or more leaves 0, whatever the mask: bit 31 only for 31.
-  switchtree::Test top = ne;
+  switchopt::SwitchNode top = ne;
   top.bitMask = 0x80000000u;
-  EXPECT_TRUE(switchtree::holds(top, 31));
-  EXPECT_FALSE(switchtree::holds(top, 32));
-  EXPECT_FALSE(switchtree::holds(top, 63));
-  EXPECT_FALSE(switchtree::holds(top, -1));  // 0xffffffff
+  EXPECT_TRUE(switchopt::holds(top, 31));
+  EXPECT_FALSE(switchopt::holds(top, 32));
+  EXPECT_FALSE(switchopt::holds(top, 63));
+  EXPECT_FALSE(switchopt::holds(top, -1));  // 0xffffffff
   // With an offset (the selector plus a constant computed before the shl): sel - 10.
-  switchtree::Test off = ne;
+  switchopt::SwitchNode off = ne;
   off.offset = uint32_t(-10);
-  EXPECT_TRUE(switchtree::holds(off, 10));
-  EXPECT_FALSE(switchtree::holds(off, 11));
-  EXPECT_TRUE(switchtree::holds(off, 13));
-  EXPECT_TRUE(switchtree::holds(off, 15));
-  EXPECT_FALSE(switchtree::holds(off, 9));  // wraps to 0xffffffff: shift too big
+  EXPECT_TRUE(switchopt::holds(off, 10));
+  EXPECT_FALSE(switchopt::holds(off, 11));
+  EXPECT_TRUE(switchopt::holds(off, 13));
+  EXPECT_TRUE(switchopt::holds(off, 15));
+  EXPECT_FALSE(switchopt::holds(off, 9));  // wraps to 0xffffffff: shift too big
 }
 
 TEST(PassHelpersHolds, FloatComparisonsNeverHold) {
   // Nodes never carry them (the reader refuses), and holds answers false for each.
   for (CmpOp c : {CmpOp::Equ, CmpOp::Neu, CmpOp::Ltu, CmpOp::Leu, CmpOp::Gtu, CmpOp::Geu, CmpOp::Num})
-    for (int64_t v : {int64_t(-1), int64_t(0), int64_t(1)}) EXPECT_FALSE(switchtree::holds(node(c, 0, 32, true), v));
+    for (int64_t v : {int64_t(-1), int64_t(0), int64_t(1)}) EXPECT_FALSE(switchopt::holds(node(c, 0, 32, true), v));
 }
 
 TEST(PassHelpersHolds, NodesTheReaderMakesEvaluateLikeTheirSetp) {
@@ -291,8 +291,8 @@ TEST(PassHelpersHolds, NodesTheReaderMakesEvaluateLikeTheirSetp) {
     Function& f = onlyFunction(*m);
     BranchTargetTables tables = collectBranchTargetTables(f);
     auto pinned = pinnedLabelNames(f, tables);
-    switchtree::SwitchTreeReader reader(f, tables, pinned);
-    auto t = reader.testAt(f.entry(), /*root=*/true);
+    switchopt::SwitchTreeReader reader(f, tables, pinned);
+    auto t = reader.nodeAt(f.entry(), /*root=*/true);
     ASSERT_TRUE(t) << c.setp;
     EXPECT_EQ(t->cmp, c.cmp) << c.setp;
     EXPECT_EQ(t->bits, c.bits) << c.setp;
@@ -301,12 +301,12 @@ TEST(PassHelpersHolds, NodesTheReaderMakesEvaluateLikeTheirSetp) {
     EXPECT_EQ(t->ifTrue, blockNamed(f, "$Lcase")) << c.setp;
     EXPECT_EQ(t->ifFalse, blockNamed(f, "$Ldefault")) << c.setp;
     for (int64_t v : edgeValues())
-      EXPECT_EQ(switchtree::holds(*t, v), referenceCompare(c.cmp, c.bits, c.isSigned, v, 0, c.raw))
+      EXPECT_EQ(switchopt::holds(*t, v), referenceCompare(c.cmp, c.bits, c.isSigned, v, 0, c.raw))
           << c.setp << " v " << v;
   }
 }
 
-// ---- switchtree::bstDepth -------------------------------------------------------------------
+// ---- switchopt::bstDepth -------------------------------------------------------------------
 
 namespace {
 
@@ -317,7 +317,7 @@ namespace {
 unsigned referenceDepth(uint64_t n) {
   unsigned k = 0;
   uint64_t piece = n;
-  while (piece > switchtree::kLeafRuns) {
+  while (piece > switchopt::kLeafRuns) {
     ++k;
     piece = (n + (uint64_t(1) << k) - 1) >> k;
   }
@@ -327,31 +327,31 @@ unsigned referenceDepth(uint64_t n) {
 }  // namespace
 
 TEST(PassHelpersBstDepth, SmallRunCounts) {
-  ASSERT_EQ(switchtree::kLeafRuns, 3u);
+  ASSERT_EQ(switchopt::kLeafRuns, 3u);
   // n = 0..20 by hand: 0 1 2 3 | 3 4 4 4 4 | 5 5 5 5 5 5 5 5 | 6 6 6 6 (n = 17..20).
   const unsigned expected[21] = {0, 1, 2, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6};
   for (size_t n = 0; n <= 20; ++n) {
-    EXPECT_EQ(switchtree::bstDepth(n), expected[n]) << "n = " << n;
-    EXPECT_EQ(switchtree::bstDepth(n), referenceDepth(n)) << "n = " << n;
+    EXPECT_EQ(switchopt::bstDepth(n), expected[n]) << "n = " << n;
+    EXPECT_EQ(switchopt::bstDepth(n), referenceDepth(n)) << "n = " << n;
   }
 }
 
 TEST(PassHelpersBstDepth, MatchesTheClosedFormUpToAThousand) {
-  for (size_t n = 0; n <= 1000; ++n) ASSERT_EQ(switchtree::bstDepth(n), referenceDepth(n)) << "n = " << n;
+  for (size_t n = 0; n <= 1000; ++n) ASSERT_EQ(switchopt::bstDepth(n), referenceDepth(n)) << "n = " << n;
 }
 
 TEST(PassHelpersBstDepth, LargeRunCounts) {
   for (size_t n : {size_t(1024), size_t(1025), size_t(3) << 10, (size_t(3) << 10) + 1, size_t(65535), size_t(65536),
                    size_t(65537), size_t(1) << 20, (size_t(1) << 20) + 1, size_t(1000003)})
-    EXPECT_EQ(switchtree::bstDepth(n), referenceDepth(n)) << "n = " << n;
+    EXPECT_EQ(switchopt::bstDepth(n), referenceDepth(n)) << "n = " << n;
   // Exact figures: 3 * 2^k runs split k times into leaves of 3; one more run needs one more
   // split but leaves of at most 2.
-  EXPECT_EQ(switchtree::bstDepth(size_t(3) << 10), 13u);
-  EXPECT_EQ(switchtree::bstDepth((size_t(3) << 10) + 1), 13u);
-  EXPECT_EQ(switchtree::bstDepth(size_t(1) << 20), 21u);        // 19 splits, leaves of 2
-  EXPECT_EQ(switchtree::bstDepth((size_t(1) << 20) + 1), 22u);  // 19 splits, leaves of up to 3
+  EXPECT_EQ(switchopt::bstDepth(size_t(3) << 10), 13u);
+  EXPECT_EQ(switchopt::bstDepth((size_t(3) << 10) + 1), 13u);
+  EXPECT_EQ(switchopt::bstDepth(size_t(1) << 20), 21u);        // 19 splits, leaves of 2
+  EXPECT_EQ(switchopt::bstDepth((size_t(1) << 20) + 1), 22u);  // 19 splits, leaves of up to 3
   // Monotone in n.
-  for (size_t n = 1; n <= 5000; ++n) ASSERT_LE(switchtree::bstDepth(n - 1), switchtree::bstDepth(n)) << "n = " << n;
+  for (size_t n = 1; n <= 5000; ++n) ASSERT_LE(switchopt::bstDepth(n - 1), switchopt::bstDepth(n)) << "n = " << n;
 }
 
 // ---- findIfRegion ---------------------------------------------------------------------------
