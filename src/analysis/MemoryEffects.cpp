@@ -136,23 +136,17 @@ CallSummaries computeCallSummaries(const Module& m) {
     if (!f->hasBody) continue;
     auto& am = bodies.emplace_back(f.get(), std::make_unique<FunctionAnalysisManager>(*f)).second;
     Local& l = local[std::string(f->name())];
-    if (!called.count(f->name())) {
-      l.own = CallSummary{};
-      for (const BasicBlock* b : f->blocks())
-        for (const Instruction* i : b->insts())
-          if (i->info().is(OpFlag::Call)) l.calls.push_back(i);
-      s.byName[std::string(f->name())] = l.own;
-      continue;
-    }
-    const MemorySpaceInfo& mem = am->get<MemorySpaceAnalysis>();
+    const MemorySpaceInfo* mem = called.count(f->name()) ? &am->get<MemorySpaceAnalysis>() : nullptr;
+    if (!mem) l.own = CallSummary{};  // everything
     for (const BasicBlock* b : f->blocks())
       for (const Instruction* i : b->insts()) {
         if (i->info().is(OpFlag::Call)) {
           l.calls.push_back(i);
           continue;
         }
+        if (!mem) continue;
         if (i->info().is(OpFlag::CtaBarrier) || i->info().isOpaque()) l.own.mayBarrier = true;
-        l.own.effects |= memEffects(*i, mem, m, nullptr);
+        l.own.effects |= memEffects(*i, *mem, m, nullptr);
       }
     s.byName[std::string(f->name())] = l.own;
   }

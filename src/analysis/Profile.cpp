@@ -50,6 +50,15 @@ BranchProfile emptyProfile(const Module& m) {
   return p;
 }
 
+BranchCountsByInstruction bindToInstructions(const BranchProfile& p, const Function& f) {
+  BranchCountsByInstruction out;
+  for (const BasicBlock* b : f.blocks())
+    for (const Instruction* i : b->insts())
+      if (isProfiledBranch(*i))
+        if (const BranchCounts* c = p.find(f.name(), i->loc().line)) out.emplace(i, c);
+  return out;
+}
+
 BranchProfile profileFromOutcomes(const Module& m, const std::map<uint32_t, BranchCounts>& byLine) {
   BranchProfile p = emptyProfile(m);
   for (auto& [key, c] : p.branches)

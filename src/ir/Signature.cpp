@@ -298,12 +298,16 @@ bool parseSignature(std::string_view text, Signature& out, std::string& error) {
   return true;
 }
 
+std::atomic<const Signature*> gSignatureTable{nullptr};
+
 const Signature& signatureOfSlow(Opcode op) {
-  static const SignatureTable* const table = new SignatureTable();  // lives as long as the program
+  static const SignatureTable* const table = [] {  // lives as long as the program
+    const SignatureTable* t = new SignatureTable();
+    gSignatureTable.store(t->byOpcode.data(), std::memory_order_release);
+    return t;
+  }();
   return table->byOpcode[static_cast<size_t>(op)];
 }
-
-const Signature* gSignatureTable = &signatureOfSlow(static_cast<Opcode>(0));
 
 std::vector<const OperandShape*> applicableShapes(const Instruction& inst) {
   const Signature& sig = signatureOf(inst.opcode());

@@ -132,7 +132,7 @@ struct Plan {
   unsigned speculated = 0;  // instructions left unguarded (private temporaries)
   unsigned ptxasKept = 0;   // conditional branches ptxas would keep (ptxasKeptBranches)
   unsigned ptxasKeptLoads = 0;  // the same where it also keeps the branch around a loadBlock
-  unsigned loadBlocks = 0;      // blocks after E with kLoadBranchMin loads or more
+  unsigned loadBlocks = 0;      // blocks after E with PtxasModel::kLoadsBranchedAround loads or more
   uint32_t exit = 0;        // X, the immediate post-dominator of E (RPO number)
   unsigned mergedDefs = 0;  // definitions in the region of registers live after it
   bool tree = false;        // every block after E has one predecessor: no two paths meet before X
@@ -149,8 +149,6 @@ class MaskRegions : public Pass {
     maxLiveMasks_ = k.getInt("max-live-masks");
     maxExtra_ = k.getInt("max-extra");
     bosccMin_ = k.getInt("boscc-min");
-    divergenceCost_ = ctx.ptxas().divergenceCost();
-    ptxasSideLimit_ = ctx.ptxas().sideLimit();
     treeDivergenceCost_ = k.getFloat("tree-divergence-cost");
     prior_ = k.getFloat("divergence-prior");
     keepInner_ = k.getBool("keep-inner");
@@ -624,7 +622,7 @@ class MaskRegions : public Pass {
     p.ptxasKept = ptxasKeptBranches(p, cfg, false);
     p.ptxasKeptLoads = ptxasKeptBranches(p, cfg, true);
     for (uint32_t b : p.order)
-      if (b != e && loadsIn(*cfg.rpo[b]) >= kLoadBranchMin) ++p.loadBlocks;
+      if (b != e && loadsIn(*cfg.rpo[b]) >= PtxasModel::kLoadsBranchedAround) ++p.loadBlocks;
     p.exit = x;
     p.tree = std::all_of(p.order.begin(), p.order.end(), [&](uint32_t b) { return b == e || cfg.pred[b].size() == 1; });
     for (uint32_t b : p.order) {
@@ -655,7 +653,6 @@ class MaskRegions : public Pass {
     return slow(a, inB) && slow(b, inA);
   }
 
-  static constexpr unsigned kLoadBranchMin = PtxasModel::kLoadsBranchedAround;
   static unsigned loadsIn(const BasicBlock& b) {
     unsigned n = 0;
     for (const Instruction* i : b.insts())
@@ -680,7 +677,7 @@ class MaskRegions : public Pass {
   // does not repeat; it folds nested conditions with one destination (`a && b`), which the
   // repeat stands in for, and otherwise keeps the outer branch: the count can be lower than
   // what ptxas keeps in nested regions (probes on the pass page). With `withLoads`, a side of
-  // kLoadBranchMin loads or more is not collapsed either.
+  // PtxasModel::kLoadsBranchedAround loads or more is not collapsed either.
   unsigned ptxasKeptBranches(const Plan& p, const CfgInfo& cfg, bool withLoads) const {
     struct Node {
       unsigned size = 0;
@@ -702,7 +699,8 @@ class MaskRegions : public Pass {
     auto side = [&](uint32_t s, uint32_t head) -> const Node* {
       auto it = g.find(s);
       if (it == g.end() || s == head || it->second.gone || it->second.preds != 1 || it->second.succ.size() != 1 ||
-          int64_t(it->second.size) > ptxasSideLimit_ || (withLoads && it->second.loads >= kLoadBranchMin))
+          int64_t(it->second.size) > ctx_->ptxas().sideLimit() ||
+          (withLoads && it->second.loads >= PtxasModel::kLoadsBranchedAround))
         return nullptr;
       return &it->second;
     };
@@ -787,7 +785,7 @@ class MaskRegions : public Pass {
     };
     // With a profile, a split in a tree-shaped region costs tree-divergence-cost: its paths
     // run to X without meeting, and ptxas reconverges them there once, at E's BSSY/BSYNC.
-    double splitCost = c && p.tree ? treeDivergenceCost_ : divergenceCost_;
+    double splitCost = c && p.tree ? treeDivergenceCost_ : ctx_->ptxas().divergenceCost();
     // The odds of each conditional branch, found once, when its block is reached.
     std::unordered_map<uint32_t, BranchOdds> branchOdds;
     double branching = 0, linear = 0;
@@ -1013,10 +1011,9 @@ class MaskRegions : public Pass {
   std::unordered_set<const Instruction*> refused_, skipBranches_;
   std::unordered_set<const BasicBlock*> touched_;  // blocks of the regions converted in this walk
   int64_t maxSize_ = 0, maxDepth_ = 0, maxLiveMasks_ = 0, maxExtra_ = 0, bosccMin_ = 0;
-  double divergenceCost_ = 4, treeDivergenceCost_ = 1.5, prior_ = -1;  // divergenceCost_: of ctx.ptxas()
+  double treeDivergenceCost_ = 1.5, prior_ = -1;
   bool keepInner_ = true, ptxasTriangleCheck_ = true;
   const UniformityInfo* uni_ = nullptr;  // of the current walk
-  int64_t ptxasSideLimit_ = 8;  // of ctx.ptxas()
   bool extraLatencyCheck_ = true, thresholdCheck_ = true, loops_ = false, loadBranchCheck_ = true;
   std::optional<ThreadIndexFacts> threadIndex_;  // of the current walk
   bool speculate_ = true;

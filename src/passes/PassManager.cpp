@@ -120,14 +120,7 @@ PassRunResult PassManager::run(Module& m, DiagEngine& diags) {
     FunctionAnalysisManager am(f);
     // The profile's counts, bound to the input's branches before any pass changes them.
     std::optional<BranchCountsByInstruction> counts;
-    if (options_.profile) {
-      counts.emplace();
-      for (const BasicBlock* b : f.blocks())
-        for (const Instruction* i : b->insts()) {
-          if (!i->info().is(OpFlag::Branch) || !(i->hasGuard() || i->is(Opcode::BrxIdx))) continue;
-          if (const BranchCounts* c = options_.profile->find(f.name(), i->loc().line)) counts->emplace(i, c);
-        }
-    }
+    if (options_.profile) counts = bindToInstructions(*options_.profile, f);
     struct Finish {  // the analyses' figures, however the function's pipeline ends
       FunctionAnalysisManager& am;
       FunctionResult& r;

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <unordered_map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -47,6 +48,12 @@ struct BranchProfile {
 // The conditional branches and brx.idx of `m` (the branches a profile can describe), each with
 // zero counts, keyed by (function, line).
 BranchProfile emptyProfile(const Module& m);
+
+// A profile's counts bound to the branch instructions of one function (those emptyProfile
+// lists), by their PTX line, while the function is still the input: an instruction a pass
+// creates later has no entry, even where it takes the source line of one it replaces.
+using BranchCountsByInstruction = std::unordered_map<const Instruction*, const BranchCounts*>;
+BranchCountsByInstruction bindToInstructions(const BranchProfile& p, const Function& f);
 
 // The profile of one launch of `m`: every branch the module has, with the outcomes the run
 // counted at its PTX line (emu::Metrics::branchOutcomes; lines are unique in a file).

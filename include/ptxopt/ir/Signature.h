@@ -4,6 +4,7 @@
 // verifier, the emulator's decoder, the analyses, the passes, the parser's label operands).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -94,12 +95,12 @@ struct Signature {
   bool labelAt(unsigned k) const { return k < 64 && ((labelPositions >> k) & 1); }
 };
 
-// The table by opcode, set while the program starts (before main); the lookup is inline because
-// every walk over operands asks it.
-extern const Signature* gSignatureTable;
-const Signature& signatureOfSlow(Opcode op);  // builds the table on first use
+// The table by opcode, built on first use (a run that reads no instruction never parses the
+// signatures); the lookup is inline because every walk over operands asks it.
+extern std::atomic<const Signature*> gSignatureTable;
+const Signature& signatureOfSlow(Opcode op);  // builds the table and publishes it
 inline const Signature& signatureOf(Opcode op) {
-  const Signature* table = gSignatureTable;
+  const Signature* table = gSignatureTable.load(std::memory_order_acquire);
   return table ? table[static_cast<size_t>(op)] : signatureOfSlow(op);
 }
 

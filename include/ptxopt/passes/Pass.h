@@ -9,7 +9,6 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -66,12 +65,6 @@ struct Remark {
 
 class PtxasModel;
 
-// A profile's counts resolved to the instructions of one function before the pipeline runs on
-// it: each conditional branch and brx.idx of the input with an entry (by its PTX line). A branch
-// a pass creates (nested-cond's merged branch, switch-opt's tests, a copied block's) has none,
-// even where it takes the source line of one it replaces.
-using BranchCountsByInstruction = std::unordered_map<const Instruction*, const BranchCounts*>;
-
 // What a pass sees of the pass manager while it runs on one function.
 class PassContext {
  public:
@@ -84,9 +77,9 @@ class PassContext {
   // What each function of the module may do to memory, computed before the pipeline changed
   // any function (PassInfo::usesCallSummaries); null when the pass did not ask for it.
   const CallSummaries* callSummaries() const { return calls_; }
-  // The counts of --profile-use (analysis/Profile.h) for `branch`, an instruction of the input
-  // (BranchCountsByInstruction); null without a profile, without an entry, or for a branch a
-  // pass created.
+  // The counts of --profile-use for `branch`, bound to the input's instructions before the
+  // pipeline (bindToInstructions, analysis/Profile.h); null without a profile, without an
+  // entry, or for a branch a pass created (nested-cond's merged branch, switch-opt's tests).
   const BranchCounts* branchCounts(const Instruction& branch) const;
   // Adds to a counter of this pass (`--stats` prints "pass.counter").
   void count(std::string_view counter, uint64_t n = 1) { counts_[std::string(counter)] += n; }
