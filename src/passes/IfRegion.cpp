@@ -125,17 +125,6 @@ ProfileDecision decideByProfile(const PtxasModel& ptxas, const BranchCounts& c, 
   return {convertedWins(converted, branching), std::string("profile: ") + text};
 }
 
-std::string whyNotPredicable(const Instruction& i) {
-  const OpcodeInfo& info = i.info();
-  if (info.isPseudo()) return "a declaration or scope brace";
-  if (info.isOpaque()) return "an instruction the opcode table does not model";
-  if (info.is(OpFlag::CtaBarrier)) return "a CTA barrier";
-  if (info.is(OpFlag::WarpCollective | OpFlag::Convergent)) return "a warp collective";
-  if (info.is(OpFlag::Call)) return "a call";
-  if (info.isTerminator()) return "a " + std::string(info.name) + " inside a side";
-  return {};
-}
-
 void replaceIfRegion(Function& f, const IfRegion& r, std::vector<Instruction*> body,
                      std::unordered_set<const BasicBlock*>& removed) {
   BasicBlock* h = r.header;
@@ -149,11 +138,8 @@ void replaceIfRegion(Function& f, const IfRegion& r, std::vector<Instruction*> b
                blocks.end());
   size_t at = std::find(blocks.begin(), blocks.end(), h) - blocks.begin();
   if (at + 1 >= blocks.size() || blocks[at + 1] != r.merge) {
-    Instruction* j = f.createInstruction(Opcode::Bra);
+    Instruction* j = buildInstruction(f, Opcode::Bra, ScalarType::None, {Operand::label(r.merge->label())}, r.branch);
     j->addMod(Mod::Uni);
-    j->addOperand(Operand::label(r.merge->label()));
-    j->setLoc(r.branch->loc());
-    j->setDebugLoc(r.branch->debugLoc());
     body.push_back(j);
   }
   h->insts().clear();
@@ -161,34 +147,6 @@ void replaceIfRegion(Function& f, const IfRegion& r, std::vector<Instruction*> b
     i->setParent(h);
     h->append(i);
   }
-}
-
-bool firstWriteMayRunUnguarded(const Instruction& i, const std::unordered_set<RegId>& earlier, const BitVector& liveBefore) {
-  if (i.hasGuard() || !i.isSpeculatable()) return false;
-  bool ok = true;
-  i.forEachDefReg([&](RegId r) { ok = ok && !earlier.count(r) && !liveBefore.test(r); });
-  return ok;
-}
-
-Instruction* buildInstruction(Function& f, Opcode op, ScalarType type, std::initializer_list<Operand> ops,
-                              const Instruction* at) {
-  Instruction* i = f.createInstruction(op);
-  if (type != ScalarType::None) i->addMod(typeMod(type));
-  for (const Operand& o : ops) i->addOperand(o);
-  if (at) {
-    i->setLoc(at->loc());
-    i->setDebugLoc(at->debugLoc());
-  }
-  return i;
-}
-
-Instruction* buildVoteAny(Function& f, RegId dst, Operand src, RegId lanes, const Instruction* at) {
-  Instruction* v = buildInstruction(f, lanes != kNoReg ? Opcode::VoteSync : Opcode::Vote, ScalarType::None,
-                                    {Operand::reg(dst), src}, at);
-  v->addMod(Mod::Any);
-  v->addMod(typeMod(ScalarType::Pred));
-  if (lanes != kNoReg) v->addOperand(Operand::reg(lanes));
-  return v;
 }
 
 }  // namespace ptxopt

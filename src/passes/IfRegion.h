@@ -18,6 +18,8 @@
 #include "ptxopt/passes/PtxasModel.h"
 #include "ptxopt/support/BitVector.h"
 
+#include "GuardedCode.h"
+
 namespace ptxopt {
 
 // A block H ending in `@[!]%p bra T` whose two ways are chains of single-entry, single-exit
@@ -75,32 +77,11 @@ struct ProfileDecision {
 ProfileDecision decideByProfile(const PtxasModel& ptxas, const BranchCounts& c, double taken, double fall,
                                 double converted, const char* form);
 
-// Why `i` cannot carry a guard of the region's (empty when it can): declarations and scope
-// braces, opaque instructions, CTA barriers, warp collectives and anything convergent (their
-// lanes are the ones that branched), calls, and terminators inside a side.
-std::string whyNotPredicable(const Instruction& i);
-
-// Whether `i`, an instruction of one way (a side, a case, a block under a mask) of a construct
-// that becomes one line of guarded code, may run unguarded, for every lane, as the first write of
-// what it writes: it has no guard, cannot fault or have an effect, no earlier instruction of the
-// line (`earlier`) writes its registers, and they are dead before the construct (`liveBefore`).
-// A lane of another way then writes them later in the line or never reads them (a read before
-// its own write would make them live there). Guarded, ptxas keeps the other lanes' dead old
-// value with a SEL. switch-opt, predication and mask-regions use it under `speculate`.
-bool firstWriteMayRunUnguarded(const Instruction& i, const std::unordered_set<RegId>& earlier, const BitVector& liveBefore);
-
 // Makes H straight-line code: H's instructions become `body` (the header's own instructions
 // without the branch, and whatever replaces the sides), the side blocks leave the layout (they
 // are added to `removed`), and H reaches M by falling through or, when M does not follow H, by
 // a `bra.uni`. The caller rebuilds the CFG.
 void replaceIfRegion(Function& f, const IfRegion& r, std::vector<Instruction*> body,
                      std::unordered_set<const BasicBlock*>& removed);
-
-// A new instruction `op` with a type modifier (none for ScalarType::None) and these operands,
-// at the source position of `at` (none when null): what the passes insert.
-Instruction* buildInstruction(Function& f, Opcode op, ScalarType type, std::initializer_list<Operand> ops,
-                              const Instruction* at);
-// `vote.sync.any.pred dst, src, lanes`, or `vote.any.pred dst, src` when lanes is kNoReg.
-Instruction* buildVoteAny(Function& f, RegId dst, Operand src, RegId lanes, const Instruction* at);
 
 }  // namespace ptxopt

@@ -13,7 +13,7 @@
 #include "ptxopt/ir/Cfg.h"
 #include "ptxopt/ir/Module.h"
 
-#include "IfRegion.h"
+#include "GuardedCode.h"
 
 namespace ptxopt {
 namespace {
@@ -122,11 +122,6 @@ class LoopMasker {
     auto build = [&](Opcode op, ScalarType t, std::initializer_list<Operand> ops) {
       return buildInstruction(*f_, op, t, ops, at);
     };
-    auto pred = [](RegId r, bool neg) {
-      Operand o = Operand::reg(r);
-      if (neg) o.flags |= OperandFlag::Negated;
-      return o;
-    };
     auto jump = [&](BasicBlock* to, const char* prefix) {
       if (!to->hasLabel()) f_->addLabel(to, prefix);
       Instruction* j = build(Opcode::Bra, ScalarType::None, {Operand::label(to->label())});
@@ -153,9 +148,8 @@ class LoopMasker {
     for (uint32_t b : shape_.chain) {
       BasicBlock* B = const_cast<BasicBlock*>(cfg.rpo[b]);
       std::vector<Instruction*> out;
-      // Consecutive instructions under the same existing guard share one conjunction while
-      // neither the guard nor the mask is written in between.
-      std::map<std::pair<RegId, bool>, RegId> conj;
+      // (The mask is written only after the last instruction of a block.)
+      GuardedLine line(*f_, out, mask, false, "%mask", at);
       Instruction* term = B->terminator();
       bool jumps = term && term->is(Opcode::Bra);
       for (Instruction* i : B->insts()) {
@@ -164,24 +158,8 @@ class LoopMasker {
           out.push_back(i);
           continue;
         }
-        if (i->hasGuard()) {
-          auto key = std::make_pair(i->guard(), i->guardNegated());
-          auto it = conj.find(key);
-          if (it == conj.end()) {
-            RegId t = f_->addRegister(ScalarType::Pred, "%mask");
-            out.push_back(build(Opcode::And, ScalarType::Pred,
-                                {Operand::reg(t), Operand::reg(mask), pred(i->guard(), i->guardNegated())}));
-            it = conj.emplace(key, t).first;
-          }
-          i->setGuard(it->second, false);
-        } else {
-          i->setGuard(mask, false);
-        }
+        line.add(i);
         ++guarded;
-        out.push_back(i);
-        i->forEachDefReg([&](RegId r) {
-          for (auto c = conj.begin(); c != conj.end();) c = c->first.first == r ? conj.erase(c) : std::next(c);
-        });
       }
       // Where the block goes: the exit clears lanes; the chain goes on.
       BasicBlock* next = nullptr;  // the in-loop successor, when it is not H
@@ -194,7 +172,7 @@ class LoopMasker {
         // The exit condition: the guard when the branch jumps to Ex, its negation otherwise.
         bool exitNeg = taken == Ex ? term->guardNegated() : !term->guardNegated();
         out.push_back(build(Opcode::And, ScalarType::Pred,  // mask &= !exit
-                            {Operand::reg(mask), Operand::reg(mask), pred(term->guard(), !exitNeg)}));
+                            {Operand::reg(mask), Operand::reg(mask), predOperand(term->guard(), !exitNeg)}));
         ctx_->count("loop-exits-masked");
       }
       if (b == latch) {

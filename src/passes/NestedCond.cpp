@@ -24,6 +24,8 @@
 #include "ptxopt/ir/Module.h"
 #include "ptxopt/passes/Passes.h"
 
+#include "GuardedCode.h"
+
 namespace ptxopt {
 
 namespace {
@@ -98,23 +100,11 @@ class NestedCond : public Pass {
     // The combined guard.
     RegId r = f_->addRegister(ScalarType::Pred, "%nc");
     bool both = ba->guardNegated() && bb->guardNegated();
-    Instruction* comb = f_->createInstruction(both ? Opcode::And : Opcode::Or);
-    comb->addMod(typeMod(ScalarType::Pred));
-    Operand x = Operand::reg(ba->guard()), y = Operand::reg(bb->guard());
-    if (!both && ba->guardNegated()) x.flags |= OperandFlag::Negated;
-    if (!both && bb->guardNegated()) y.flags |= OperandFlag::Negated;
-    comb->addOperand(Operand::reg(r));
-    comb->addOperand(x);
-    comb->addOperand(y);
-    comb->setLoc(bb->loc());
-    comb->setDebugLoc(bb->debugLoc());
-    bool uni = ba->has(Mod::Uni) && bb->has(Mod::Uni);
-    Instruction* jump = f_->createInstruction(Opcode::Bra);
-    if (uni) jump->addMod(Mod::Uni);
-    jump->addOperand(*braTarget(*ba));
+    Instruction* comb = buildPredLogic(*f_, both ? Opcode::And : Opcode::Or, r, ba->guard(), !both && ba->guardNegated(),
+                                       bb->guard(), !both && bb->guardNegated(), bb);
+    Instruction* jump = buildInstruction(*f_, Opcode::Bra, ScalarType::None, {*braTarget(*ba)}, ba);
+    if (ba->has(Mod::Uni) && bb->has(Mod::Uni)) jump->addMod(Mod::Uni);
     jump->setGuard(r, both);
-    jump->setLoc(ba->loc());
-    jump->setDebugLoc(ba->debugLoc());
 
     std::string what = std::string(both ? "and" : "or") + " of the branches at lines " + std::to_string(ba->loc().line) +
                        " and " + std::to_string(bb->loc().line) + " (" + std::to_string(cost) + " instructions speculated)";

@@ -46,6 +46,7 @@
 #include "ptxopt/passes/Passes.h"
 #include "ptxopt/ptx/Printer.h"
 
+#include "GuardedCode.h"
 #include "IfRegion.h"
 #include "ThreadIndexFacts.h"
 
@@ -140,7 +141,7 @@ class Predication : public Pass {
 
   void scan(Side& s, const std::vector<BasicBlock*>& blocks, RegId guard) {
     // Guards already composed, as the conversion will compose them (the accumulator).
-    std::vector<std::pair<RegId, bool>> cached;
+    ConjunctionCache<bool> cached;
     for (BasicBlock* b : blocks) {
       if (b->hasLabel() && pinned_.count(f_->labelName(b->label()))) {
         s.refusal = "a debug section or a branch table names " + b->name();
@@ -152,17 +153,9 @@ class Predication : public Pass {
           s.refusal = why + " (line " + std::to_string(i->loc().line) + ")";
           return;
         }
-        if (i->hasGuard()) {
-          std::pair<RegId, bool> g{i->guard(), i->guardNegated()};
-          if (std::find(cached.begin(), cached.end(), g) == cached.end()) {
-            ++s.conjunctions;
-            cached.push_back(g);
-          }
-        }
-        i->forEachDefReg([&](RegId r) {
-          if (r == guard) s.writesGuard = true;
-          cached.erase(std::remove_if(cached.begin(), cached.end(), [&](auto& c) { return c.first == r; }), cached.end());
-        });
+        if (i->hasGuard()) cached.get(i->guard(), i->guardNegated(), [&] { return bool(++s.conjunctions); });
+        i->forEachDefReg([&](RegId r) { s.writesGuard |= r == guard; });
+        cached.after(*i);
         if (i->is(Opcode::Mov)) ++s.movs;
         else ++s.insts;
         // Long latency as the seed counts it: arithmetic the SFU or a multi-instruction
@@ -270,20 +263,6 @@ class Predication : public Pass {
     return false;
   }
 
-  Instruction* makeAnd(RegId t, RegId a, bool na, RegId b, bool nb, const Instruction& at) {
-    Instruction* i = f_->createInstruction(Opcode::And);
-    i->addMod(typeMod(ScalarType::Pred));
-    Operand d = Operand::reg(t), x = Operand::reg(a), y = Operand::reg(b);
-    if (na) x.flags |= OperandFlag::Negated;
-    if (nb) y.flags |= OperandFlag::Negated;
-    i->addOperand(d);
-    i->addOperand(x);
-    i->addOperand(y);
-    i->setLoc(at.loc());
-    i->setDebugLoc(at.debugLoc());
-    return i;
-  }
-
   // The instructions of a side that may run unguarded, for every lane: unguarded, unable to
   // fault or have an effect, and writing only private temporaries of the side, registers
   // written nowhere else in the function and live neither where H branches nor into M. A lane
@@ -296,25 +275,15 @@ class Predication : public Pass {
     std::unordered_set<const BasicBlock*> side;
     for (const auto* s : {&r.ir.taken, &r.ir.fall})
       for (const BasicBlock* b : *s) side.insert(b);
-    std::unordered_map<RegId, bool> onlyInSide;
-    for (const BasicBlock* b : f_->blocks())
-      for (const Instruction* i : b->insts())
-        i->forEachDefReg([&](RegId d) {
-          auto [it, fresh] = onlyInSide.emplace(d, side.count(b) > 0);
-          if (!side.count(b)) it->second = false;
-        });
+    const DefinitionSites defs(*f_);
     const Liveness& lv = am_->get<LivenessAnalysis>();
-    const BasicBlock* h = r.ir.header;
+    auto inSide = [&](const BasicBlock* b) { return side.count(b) != 0; };
     for (const auto* s : {&r.ir.taken, &r.ir.fall})
       for (const BasicBlock* b : *s)
-        for (const Instruction* i : b->insts()) {
-          if (isChainJump(*b, *i) || i->hasGuard() || !i->isSpeculatable()) continue;
-          bool ok = true;
-          i->forEachDefReg([&](RegId d) {
-            ok = ok && onlyInSide.at(d) && !lv.liveOut[h->id()].test(d) && !lv.liveIn[r.ir.merge->id()].test(d);
-          });
-          if (ok) out.insert(i);
-        }
+        for (const Instruction* i : b->insts())
+          if (!isChainJump(*b, *i) &&
+              writesOnlyPrivateTemporaries(*i, defs, inSide, {&lv.liveOut[r.ir.header->id()], &lv.liveIn[r.ir.merge->id()]}))
+            out.insert(i);
     return out;
   }
 
@@ -328,54 +297,28 @@ class Predication : public Pass {
     if (r.taken.writesGuard || r.fall.writesGuard) {
       // A side writes the branch's predicate: both sides read a copy taken here.
       RegId copy = f_->addRegister(ScalarType::Pred, "%pq");
-      Instruction* mov = f_->createInstruction(Opcode::Mov);
-      mov->addMod(typeMod(ScalarType::Pred));
-      mov->addOperand(Operand::reg(copy));
-      mov->addOperand(Operand::reg(guard));
-      mov->setLoc(bra->loc());
-      mov->setDebugLoc(bra->debugLoc());
-      out.push_back(mov);
+      out.push_back(buildInstruction(*f_, Opcode::Mov, ScalarType::Pred, {Operand::reg(copy), Operand::reg(guard)}, bra));
       guard = copy;
       ctx_->count("guard-copies");
     }
     // The first write in the line of a register dead where H branches may also run for every
     // lane (firstWriteMayRunUnguarded).
-    const Liveness& lv = am_->get<LivenessAnalysis>();
-    std::unordered_set<RegId> lineDefs;
-    auto firstWrite = [&](const Instruction* i) { return speculate_ && firstWriteMayRunUnguarded(*i, lineDefs, lv.liveOut[h->id()]); };
+    FirstWrites firstWrites(am_->get<LivenessAnalysis>().liveOut[h->id()]);
     auto emitSide = [&](const std::vector<BasicBlock*>& blocks, bool neg) {
-      // Guards composed so far: (existing guard, negated) -> conjunction register.
-      std::vector<std::pair<std::pair<RegId, bool>, RegId>> cached;
-      for (BasicBlock* b : blocks) {
+      GuardedLine line(*f_, out, guard, neg, "%pq");
+      for (BasicBlock* b : blocks)
         for (Instruction* i : b->insts()) {
           if (isChainJump(*b, *i)) continue;
-          if (i->hasGuard()) {
-            std::pair<RegId, bool> g{i->guard(), i->guardNegated()};
-            auto it = std::find_if(cached.begin(), cached.end(), [&](auto& c) { return c.first == g; });
-            RegId t;
-            if (it != cached.end()) {
-              t = it->second;
-            } else {
-              t = f_->addRegister(ScalarType::Pred, "%pq");
-              out.push_back(makeAnd(t, guard, neg, g.first, g.second, *i));
-              cached.emplace_back(g, t);
-              ctx_->count("guard-conjunctions");
-            }
-            i->setGuard(t, false);
-          } else if (unguarded.count(i) || firstWrite(i)) {
+          if (!i->hasGuard() && (unguarded.count(i) || (speculate_ && firstWrites.mayRunUnguarded(*i)))) {
             ctx_->count("speculated-instructions");
+            line.addUnguarded(i);
           } else {
-            i->setGuard(guard, neg);
+            line.add(i);
           }
-          i->forEachDefReg([&](RegId d) {
-            lineDefs.insert(d);
-            cached.erase(std::remove_if(cached.begin(), cached.end(), [&](auto& c) { return c.first.first == d; }),
-                         cached.end());
-          });
-          out.push_back(i);
+          firstWrites.after(*i);
           ctx_->count("predicated-instructions");
         }
-      }
+      if (line.conjunctions()) ctx_->count("guard-conjunctions", line.conjunctions());
     };
     emitSide(r.ir.taken, takenNeg);
     emitSide(r.ir.fall, !takenNeg);

@@ -1,0 +1,80 @@
+#include "GuardedCode.h"
+
+namespace ptxopt {
+
+Instruction* buildInstruction(Function& f, Opcode op, ScalarType type, std::initializer_list<Operand> ops,
+                              const Instruction* at) {
+  Instruction* i = f.createInstruction(op);
+  if (type != ScalarType::None) i->addMod(typeMod(type));
+  for (const Operand& o : ops) i->addOperand(o);
+  if (at) {
+    i->setLoc(at->loc());
+    i->setDebugLoc(at->debugLoc());
+  }
+  return i;
+}
+
+Operand predOperand(RegId r, bool negated) {
+  Operand o = Operand::reg(r);
+  if (negated) o.flags |= OperandFlag::Negated;
+  return o;
+}
+
+Instruction* buildPredLogic(Function& f, Opcode op, RegId dst, RegId a, bool na, RegId b, bool nb, const Instruction* at) {
+  return buildInstruction(f, op, ScalarType::Pred, {Operand::reg(dst), predOperand(a, na), predOperand(b, nb)}, at);
+}
+
+Instruction* buildVoteAny(Function& f, RegId dst, Operand src, RegId lanes, const Instruction* at) {
+  Instruction* v = buildInstruction(f, lanes != kNoReg ? Opcode::VoteSync : Opcode::Vote, ScalarType::None,
+                                    {Operand::reg(dst), src}, at);
+  v->addMod(Mod::Any);
+  v->addMod(typeMod(ScalarType::Pred));
+  if (lanes != kNoReg) v->addOperand(Operand::reg(lanes));
+  return v;
+}
+
+std::string whyNotPredicable(const Instruction& i) {
+  const OpcodeInfo& info = i.info();
+  if (info.isPseudo()) return "a declaration or scope brace";
+  if (info.isOpaque()) return "an instruction the opcode table does not model";
+  if (info.is(OpFlag::CtaBarrier)) return "a CTA barrier";
+  if (info.is(OpFlag::WarpCollective | OpFlag::Convergent)) return "a warp collective";
+  if (info.is(OpFlag::Call)) return "a call";
+  if (info.isTerminator()) return "a " + std::string(info.name) + " inside a side";
+  return {};
+}
+
+bool firstWriteMayRunUnguarded(const Instruction& i, const std::unordered_set<RegId>& earlier, const BitVector& liveBefore) {
+  if (i.hasGuard() || !i.isSpeculatable()) return false;
+  bool ok = true;
+  i.forEachDefReg([&](RegId r) { ok = ok && !earlier.count(r) && !liveBefore.test(r); });
+  return ok;
+}
+
+DefinitionSites::DefinitionSites(const Function& f) {
+  for (const BasicBlock* b : f.blocks())
+    for (const Instruction* i : b->insts())
+      i->forEachDefReg([&](RegId r) {
+        auto& v = sites_[r];
+        if (v.empty() || v.back() != b) v.push_back(b);
+      });
+}
+
+void GuardedLine::add(Instruction* i) {
+  if (i->hasGuard()) {
+    const Instruction* at = at_ ? at_ : i;
+    RegId t = cache_.get(i->guard(), i->guardNegated(), [&] {
+      RegId c = f_.addRegister(ScalarType::Pred, prefix_);
+      out_.push_back(buildPredLogic(f_, Opcode::And, c, guard_, negated_, i->guard(), i->guardNegated(), at));
+      ++conjunctions_;
+      return c;
+    });
+    i->setGuard(t, false);
+  } else {
+    i->setGuard(guard_, negated_);
+  }
+  cache_.after(*i);
+  out_.push_back(i);
+}
+
+}  // namespace ptxopt
