@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <span>
 
 #include "ptxopt/analysis/CfgInfo.h"
 #include "ptxopt/analysis/Dominators.h"
@@ -61,34 +62,35 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
 
   size_t ninsts = 0;
   for (const BasicBlock* b : f.blocks()) ninsts += b->insts().size();
-  // Definition sites, and which instruction defines what.
-  std::unordered_map<const Instruction*, std::pair<uint32_t, uint32_t>> defsOfInst;
-  defsOfInst.reserve(ninsts);
-  for (const BasicBlock* b : f.blocks())
-    for (const Instruction* inst : b->insts()) {
+  // Definition sites, in layout order: a block's are contiguous from firstDefOf[its id], in the
+  // order of its instructions; defAt[d] is where definition d is (block, index in the block).
+  const uint32_t nb = f.blockIdBound();
+  std::vector<uint32_t> firstDefOf(nb, 0);
+  std::vector<std::pair<const BasicBlock*, uint32_t>> defAt;
+  std::vector<RegId> killed;
+  for (const BasicBlock* b : f.blocks()) {
+    firstDefOf[b->id()] = static_cast<uint32_t>(rd.defs_.size());
+    for (uint32_t k = 0; k < b->insts().size(); ++k) {
+      const Instruction* inst = b->insts()[k];
       if (inst->info().isPseudo()) continue;
-      uint32_t first = static_cast<uint32_t>(rd.defs_.size());
-      std::vector<RegId> killed;
+      killed.clear();
       forEachKilledReg(*inst, [&](RegId r) { killed.push_back(r); });
       inst->forEachDefReg([&](RegId r) {
         bool kills = std::find(killed.begin(), killed.end(), r) != killed.end();
         rd.defsOfReg_[r].push_back(static_cast<uint32_t>(rd.defs_.size()));
         rd.defs_.push_back(DefSite{inst, r, kills});
+        defAt.emplace_back(b, k);
       });
-      if (rd.defs_.size() > first)
-        defsOfInst.emplace(inst, std::make_pair(first, static_cast<uint32_t>(rd.defs_.size()) - first));
     }
-  rd.usesOfDef_.assign(rd.defs_.size(), {});
+  }
   const uint32_t n = cfg.size();
-  if (n == 0) return rd;
+  if (n == 0) {
+    rd.useStart_.assign(rd.defs_.size() + 1, 0);
+    return rd;
+  }
   const DomTree& dom = am.get<DominatorAnalysis>().tree;
   const DominanceFrontier& df = am.get<DominanceFrontierAnalysis>();
   const Liveness& live = am.get<LivenessAnalysis>();
-
-  std::unordered_map<const Instruction*, std::pair<const BasicBlock*, uint32_t>> position;
-  position.reserve(ninsts);
-  for (const BasicBlock* b : f.blocks())
-    for (uint32_t k = 0; k < b->insts().size(); ++k) position[b->insts()[k]] = {b, k};
 
   // ---- registers written more than once: SSA-style renaming ---------------------------------
   std::vector<uint8_t> multi(nregs, 0);
@@ -121,7 +123,7 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
       };
       seed(0);
       for (uint32_t d : rd.defsOfReg_[r]) {
-        int32_t b = cfg.index(position[rd.defs_[d].inst].first);
+        int32_t b = cfg.index(defAt[d].first);
         if (b >= 0) seed(static_cast<uint32_t>(b));
       }
       while (!work.empty()) {
@@ -140,15 +142,15 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
   // One walk over the dominator tree with a stack of current values per register.
   std::vector<std::vector<uint32_t>> stack(nregs);
   std::vector<RegId> undo;
-  // The value each read of a multiply-written register sees: (register, value) per instruction.
-  std::unordered_map<const Instruction*, std::vector<std::pair<RegId, uint32_t>>> useValue;
-  auto findUseValue = [&](const Instruction* i, RegId r) -> const uint32_t* {
-    auto it = useValue.find(i);
-    if (it == useValue.end()) return nullptr;
-    for (const auto& [reg, v] : it->second)
-      if (reg == r) return &v;
-    return nullptr;
+  // The value each read of a multiply-written register sees, in the order of the reads within
+  // each block; a block's reads start at firstUseValueOf[its id].
+  struct UseValue {
+    const Instruction* inst;
+    RegId reg;
+    uint32_t value;
   };
+  std::vector<UseValue> useValues;
+  std::vector<uint32_t> firstUseValueOf(nb, 0);
   auto current = [&](RegId r) { return stack[r].empty() ? entryOf(r) : stack[r].back(); };
   auto push = [&](RegId r, uint32_t v) {
     stack[r].push_back(v);
@@ -163,14 +165,19 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
   auto enter = [&](uint32_t k) {
     frames.push_back(Frame{k, 0, undo.size()});
     for (auto [r, v] : phisAt[k]) push(r, v);
-    for (const Instruction* inst : cfg.rpo[k]->insts()) {
+    const BasicBlock* B = cfg.rpo[k];
+    firstUseValueOf[B->id()] = static_cast<uint32_t>(useValues.size());
+    uint32_t d = firstDefOf[B->id()];
+    for (const Instruction* inst : B->insts()) {
       if (inst->info().isPseudo()) continue;
+      const size_t mine = useValues.size();
       inst->forEachUseReg([&](RegId r) {
-        if (multi[r] && !findUseValue(inst, r)) useValue[inst].emplace_back(r, current(r));
+        if (!multi[r]) return;
+        for (size_t j = mine; j < useValues.size(); ++j)
+          if (useValues[j].reg == r) return;
+        useValues.push_back(UseValue{inst, r, current(r)});
       });
-      auto it = defsOfInst.find(inst);
-      if (it == defsOfInst.end()) continue;
-      for (uint32_t d = it->second.first; d < it->second.first + it->second.second; ++d) {
+      for (; d < rd.defs_.size() && rd.defs_[d].inst == inst; ++d) {
         RegId r = rd.defs_[d].reg;
         if (!multi[r]) continue;
         uint32_t v = rd.defs_[d].kills ? newValue(Value{Value::Kind::Def, d, 0, {}})
@@ -203,10 +210,10 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
   std::vector<int32_t> flatOf(values.size(), -1);
   std::vector<Flat> flats;
   {
-    auto edges = [&](uint32_t v) -> std::vector<uint32_t> {
+    auto edges = [&](uint32_t v) -> std::span<const uint32_t> {
       const Value& x = values[v];
       if (x.kind == Value::Kind::Phi) return x.incoming;
-      if (x.kind == Value::Kind::May) return {x.prev};
+      if (x.kind == Value::Kind::May) return {&x.prev, 1};
       return {};
     };
     DenseSccState state(static_cast<uint32_t>(values.size()));
@@ -240,7 +247,6 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
   // The blocks reachable from the end of a block, by block id (searched once per block, and
   // only for uses that the definition does not dominate).
   std::unordered_map<uint32_t, std::vector<uint8_t>> reachFrom;
-  const uint32_t nb = f.blockIdBound();
   auto blocksAfter = [&](const BasicBlock* from) -> const std::vector<uint8_t>& {
     auto it = reachFrom.find(from->id());
     if (it != reachFrom.end()) return it->second;
@@ -262,26 +268,35 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
     }
     return reachFrom.emplace(from->id(), std::move(seen)).first->second;
   };
-  auto dominatesUse = [&](uint32_t d, const Instruction* use) {
-    auto [db, dk] = position[rd.defs_[d].inst];
-    auto [ub, uk] = position[use];
+  auto dominatesUse = [&](uint32_t d, const BasicBlock* ub, uint32_t uk) {
+    auto [db, dk] = defAt[d];
     if (db == ub) return dk < uk;
     int32_t a = cfg.index(db), b = cfg.index(ub);
     return a >= 0 && b >= 0 && dom.dominates(static_cast<uint32_t>(a), static_cast<uint32_t>(b));
   };
-  auto reachesUse = [&](uint32_t d, const Instruction* use) {
-    auto [db, dk] = position[rd.defs_[d].inst];
-    auto [ub, uk] = position[use];
+  auto reachesUse = [&](uint32_t d, const BasicBlock* ub, uint32_t uk) {
+    auto [db, dk] = defAt[d];
     if (db == ub && dk < uk) return true;
     return blocksAfter(db)[ub->id()] != 0;
   };
 
   // ---- record, for every read, the definitions that reach it --------------------------------
   rd.usesOfInst_.reserve(ninsts);
+  std::vector<UseSite> flatSite;  // the read behind each entry of reachingFlat_
   for (const BasicBlock* b : f.blocks()) {
     bool reachable = cfg.reachable(b);
-    for (const Instruction* inst : b->insts()) {
+    uint32_t uv = reachable ? firstUseValueOf[b->id()] : 0;  // this instruction's first UseValue
+    for (uint32_t k = 0; k < b->insts().size(); ++k) {
+      const Instruction* inst = b->insts()[k];
       if (inst->info().isPseudo()) continue;
+      uint32_t uvEnd = uv;
+      if (reachable)
+        while (uvEnd < useValues.size() && useValues[uvEnd].inst == inst) ++uvEnd;
+      auto findUseValue = [&](RegId r) -> const uint32_t* {
+        for (uint32_t j = uv; j < uvEnd; ++j)
+          if (useValues[j].reg == r) return &useValues[j].value;
+        return nullptr;
+      };
       uint32_t firstUse = static_cast<uint32_t>(rd.uses_.size());
       inst->forEachUseReg([&](RegId r) {
         for (uint32_t k = firstUse; k < rd.uses_.size(); ++k)
@@ -290,16 +305,16 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
         const auto& defs = rd.defsOfReg_[r];
         auto add = [&](uint32_t d) {
           rd.reachingFlat_.push_back(d);
-          rd.usesOfDef_[d].push_back(UseSite{inst, r});
+          flatSite.push_back(UseSite{inst, r});
           ++u.count;
         };
         if (defs.size() == 1) {
           uint32_t d = defs[0];
-          const bool dominates = reachable && dominatesUse(d, inst);  // then it surely reaches
+          const bool dominates = reachable && dominatesUse(d, b, k);  // then it surely reaches
           u.entry = !(dominates && rd.defs_[d].kills);
-          if (dominates || !reachable || reachesUse(d, inst)) add(d);
+          if (dominates || !reachable || reachesUse(d, b, k)) add(d);
         } else if (defs.size() > 1) {
-          const uint32_t* v = reachable ? findUseValue(inst, r) : nullptr;
+          const uint32_t* v = reachable ? findUseValue(r) : nullptr;
           if (!v) {
             for (uint32_t d : defs) add(d);  // unreachable code: anything
           } else {
@@ -312,8 +327,16 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
       });
       if (rd.uses_.size() > firstUse)
         rd.usesOfInst_.emplace(inst, std::make_pair(firstUse, static_cast<uint32_t>(rd.uses_.size()) - firstUse));
+      uv = uvEnd;
     }
   }
+  // The reads of each definition, in the order of the reads (a counting sort).
+  rd.useStart_.assign(rd.defs_.size() + 1, 0);
+  for (uint32_t d : rd.reachingFlat_) ++rd.useStart_[d + 1];
+  for (size_t d = 0; d < rd.defs_.size(); ++d) rd.useStart_[d + 1] += rd.useStart_[d];
+  rd.useSites_.resize(flatSite.size());
+  std::vector<uint32_t> fill(rd.useStart_.begin(), rd.useStart_.end() - 1);
+  for (size_t j = 0; j < flatSite.size(); ++j) rd.useSites_[fill[rd.reachingFlat_[j]]++] = flatSite[j];
   return rd;
 }
 

@@ -37,7 +37,9 @@ class ReachingDefs {
   // or garbage) reach the read? True when some path from the entry to it writes no definition.
   bool entryValueReaches(const Instruction* inst, RegId reg) const;
   // Reads that definition `def` can reach.
-  const std::vector<UseSite>& usesOf(uint32_t def) const { return usesOfDef_[def]; }
+  std::span<const UseSite> usesOf(uint32_t def) const {
+    return {useSites_.data() + useStart_[def], useStart_[def + 1] - useStart_[def]};
+  }
 
  private:
   friend struct ReachingDefsAnalysis;
@@ -52,7 +54,8 @@ class ReachingDefs {
   std::unordered_map<const Instruction*, std::pair<uint32_t, uint32_t>> usesOfInst_;  // range in uses_
   std::vector<UseRange> uses_;
   std::vector<uint32_t> reachingFlat_;
-  std::vector<std::vector<UseSite>> usesOfDef_;
+  std::vector<uint32_t> useStart_;  // usesOf(d) is useSites_[useStart_[d], useStart_[d + 1])
+  std::vector<UseSite> useSites_;
 };
 
 struct ReachingDefsAnalysis {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -42,17 +43,19 @@ class SparseSccState {
 };
 
 // Visits the graph from each of `starts` in order (a start already seen is skipped).
-// `successors(v)` returns the successors of v that belong to the graph (a std::vector<uint32_t>);
+// `successors(v)` returns the successors of v that belong to the graph (a range of uint32_t that
+// stays valid while the search runs: a std::vector<uint32_t>, or a span into the caller's data);
 // `component(members)` is called once per component, in the order Tarjan finishes them: every
 // component that an edge of a member leads into (outside the component) was reported before.
 template <typename State, typename Starts, typename Successors, typename OnComponent>
 void forEachScc(State& state, const Starts& starts, Successors&& successors, OnComponent&& component) {
   uint32_t clock = 0;
   std::vector<uint32_t> stack, members;
+  using Succ = std::decay_t<decltype(successors(uint32_t{}))>;
   struct Frame {
     uint32_t v;
     size_t next;
-    std::vector<uint32_t> succ;
+    Succ succ;
   };
   std::vector<Frame> call;
   auto enter = [&](uint32_t v) {
