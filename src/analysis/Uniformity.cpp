@@ -108,26 +108,51 @@ UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am,
   std::vector<BitVector> divOut(nb, BitVector(nregs)), joinDiv(nb, BitVector(nregs));
   std::unordered_set<const Instruction*> divDefs;
 
-  // Walks a block from `div` (the divergent registers on entry); records divergent results and
-  // returns whether the terminator decides divergently.
-  auto transfer = [&](const BasicBlock* b, BitVector& div, bool record) {
-    bool branchDivergent = false;
-    for (const Instruction* i : b->insts()) {
+  // What the walks need to know of each instruction, found once: the instructions that end a
+  // block or write a register, block after block in RPO (block k's are steps[stepStart[k] ..
+  // stepStart[k + 1])).
+  enum : uint8_t { kTerminator = 1, kBrxByReg = 2, kWrites = 4, kUniformResult = 8, kSource = 16 };
+  struct Step {
+    const Instruction* inst;
+    uint8_t flags;
+  };
+  std::vector<Step> steps;
+  std::vector<uint32_t> stepStart(n + 1, 0);
+  for (uint32_t k = 0; k < n; ++k) {
+    stepStart[k] = static_cast<uint32_t>(steps.size());
+    for (const Instruction* i : cfg.rpo[k]->insts()) {
       const OpcodeInfo& info = i->info();
       if (info.isPseudo()) continue;
-      bool guardDiv = i->hasGuard() && div.test(i->guard());
+      uint8_t flags = 0;
       if (info.isTerminator()) {
-        if (i->is(Opcode::BrxIdx) && i->numOperands() && i->operand(0).isReg())
-          branchDivergent = guardDiv || div.test(i->operand(0).id);
-        else
-          branchDivergent = guardDiv;
+        flags |= kTerminator;
+        if (i->is(Opcode::BrxIdx) && i->numOperands() && i->operand(0).isReg()) flags |= kBrxByReg;
       }
-      if (i->numDefOperands() == 0) continue;
+      if (i->numDefOperands() != 0) {
+        flags |= kWrites;
+        if (isUniformResult(*i, level)) flags |= kUniformResult;
+        else if (isDivergenceSource(f, *i, level)) flags |= kSource;
+      }
+      if (flags) steps.push_back(Step{i, flags});
+    }
+  }
+  stepStart[n] = static_cast<uint32_t>(steps.size());
+
+  // Walks block k (an RPO number) from `div` (the divergent registers on entry); records
+  // divergent results and returns whether the terminator decides divergently.
+  auto transfer = [&](uint32_t k, BitVector& div, bool record) {
+    bool branchDivergent = false;
+    for (uint32_t j = stepStart[k]; j < stepStart[k + 1]; ++j) {
+      const Instruction* i = steps[j].inst;
+      const uint8_t flags = steps[j].flags;
+      bool guardDiv = i->hasGuard() && div.test(i->guard());
+      if (flags & kTerminator) branchDivergent = guardDiv || ((flags & kBrxByReg) && div.test(i->operand(0).id));
+      if (!(flags & kWrites)) continue;
       bool result;
-      if (isUniformResult(*i, level)) {
+      if (flags & kUniformResult) {
         result = guardDiv;
       } else {
-        result = guardDiv || isDivergenceSource(f, *i, level);
+        result = guardDiv || (flags & kSource);
         if (!result) i->forEachUseReg([&](RegId r) { result = result || div.test(r); });
       }
       if (result) {
@@ -206,7 +231,7 @@ UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am,
         in.unite(joinDiv[b->id()]);
         for (uint32_t p : cfg.pred[k]) in.unite(divOut[cfg.rpo[p]->id()]);
         cur = in;
-        u.divBranch_[b->id()] = transfer(b, cur, false);
+        u.divBranch_[b->id()] = transfer(k, cur, false);
         if (cur != divOut[b->id()]) {
           divOut[b->id()] = cur;
           for (uint32_t s : cfg.succ[k]) {
@@ -306,7 +331,7 @@ UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am,
     const BasicBlock* b = cfg.rpo[k];
     cur = u.divIn_[b->id()];
     u.ever_.unite(cur);
-    transfer(b, cur, true);
+    transfer(k, cur, true);
   }
   for (const Instruction* i : divDefs) i->forEachDefReg([&](RegId r) { u.ever_.set(r); });
   u.divergentDefs_.assign(divDefs.begin(), divDefs.end());

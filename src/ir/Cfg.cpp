@@ -43,24 +43,42 @@ std::vector<uint32_t> branchTargetLabels(const Instruction& term, const BranchTa
   return out;
 }
 
-std::vector<Edge> computeSuccessors(const Function& f, size_t layoutIndex, const BranchTargetTables& tables) {
-  std::vector<Edge> edges;
+namespace {
+
+// Appends the successors of the block at `layoutIndex` to `edges`: the label of a `bra`, the
+// entries of a `brx.idx`'s table, then the next block when the block may fall through.
+void appendSuccessors(const Function& f, size_t layoutIndex, const BranchTargetTables& tables, std::vector<Edge>& edges) {
   const BasicBlock* b = f.blocks()[layoutIndex];
   BasicBlock* next = layoutIndex + 1 < f.blocks().size() ? f.blocks()[layoutIndex + 1] : nullptr;
   const Instruction* term = b->terminator();
   bool fallsThrough = true;
   if (term) {
     fallsThrough = term->hasGuard();
-    std::vector<uint32_t> labels = branchTargetLabels(*term, tables);
-    uint32_t index = 0;
-    for (uint32_t l : labels) {
+    auto add = [&](uint32_t l, EdgeKind kind, uint32_t index) {
       BasicBlock* target = l < f.labels().size() ? f.labelBlock(l) : nullptr;
-      if (target)
-        edges.push_back(Edge{target, term->is(Opcode::BrxIdx) ? EdgeKind::Indexed : EdgeKind::Taken, index});
-      ++index;
+      if (target) edges.push_back(Edge{target, kind, index});
+    };
+    if (const Operand* target = braTarget(*term)) {
+      add(target->id, EdgeKind::Taken, 0);
+    } else if (term->is(Opcode::BrxIdx)) {
+      if (const Operand* table = operandWithRole(*term, OperandRole::Table)) {
+        auto it = tables.find(table->id);
+        if (it != tables.end()) {
+          uint32_t index = 0;
+          for (const Operand& o : it->second->operands())
+            if (o.isLabel()) add(o.id, EdgeKind::Indexed, index++);
+        }
+      }
     }
   }
   if (fallsThrough && next) edges.push_back(Edge{next, EdgeKind::FallThrough, 0});
+}
+
+}  // namespace
+
+std::vector<Edge> computeSuccessors(const Function& f, size_t layoutIndex, const BranchTargetTables& tables) {
+  std::vector<Edge> edges;
+  appendSuccessors(f, layoutIndex, tables, edges);
   return edges;
 }
 
@@ -81,12 +99,12 @@ void updateSuccessors(Function& f, size_t layoutIndex, const BranchTargetTables&
 void buildCfg(Function& f) {
   BranchTargetTables tables = collectBranchTargetTables(f);
   for (BasicBlock* b : f.blocks()) {
-    b->succs().clear();
+    b->succs().clear();  // (the vectors keep their storage for the edges to come)
     b->preds().clear();
   }
   for (size_t i = 0; i < f.blocks().size(); ++i) {
     BasicBlock* b = f.blocks()[i];
-    b->succs() = computeSuccessors(f, i, tables);
+    appendSuccessors(f, i, tables, b->succs());
     for (const Edge& e : b->succs()) e.to->preds().push_back(b);
   }
 }
