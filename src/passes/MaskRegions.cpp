@@ -82,7 +82,7 @@ class MaskRegions : public Pass {
       const PostDominatorTree& pdt = am.get<PostDominatorAnalysis>();
       const UniformityInfo& uni = am.get<UniformityAnalysis>();
       const Liveness& lv = am.get<LivenessAnalysis>();
-      DefSites defSites = defSitesOf(cfg);
+      const DefinitionSites defSites(f);
       threadIndex_.emplace(cfg.rpo, uni.everDivergent());
       uni_ = &uni;
       pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));

@@ -39,6 +39,7 @@
 
 #include "ptxopt/ir/Cfg.h"
 
+#include "GuardedCode.h"
 #include "IfRegion.h"
 
 namespace ptxopt::maskregions {
@@ -61,17 +62,6 @@ std::vector<uint32_t> reach(const CfgInfo& cfg, uint32_t from, uint32_t stop, bo
     for (uint32_t s : cfg.succ[b]) push(s);
   }
   return out;
-}
-
-DefSites defSitesOf(const CfgInfo& cfg) {
-  DefSites defSites;
-  for (uint32_t b = 0; b < cfg.size(); ++b)
-    for (const Instruction* i : cfg.rpo[b]->insts())
-      i->forEachDefReg([&](RegId r) {
-        auto& v = defSites[r];
-        if (v.empty() || v.back() != b) v.push_back(b);
-      });
-  return defSites;
 }
 
 namespace {
@@ -364,26 +354,21 @@ class PlanBuilder {
     // branching program it would reach a read of the register only through a definition, and
     // there is none on its path (the seed's unmasked intermediate results).
     const BasicBlock* X = cfg.rpo[x];
+    // (A definition in an unreachable block never runs.)
     auto privateTemp = [&](const Instruction* i, uint32_t b) {
-      if (!speculate_ || i->hasGuard() || !i->isSpeculatable()) return false;
-      bool ok = true;
-      i->forEachDefReg([&](RegId r) {
-        if (!ok) return;
-        if (lv.liveIn[E->id()].test(r) || lv.liveIn[X->id()].test(r)) ok = false;
-        auto d = defSites_.find(r);
-        if (d == defSites_.end()) return;
-        for (uint32_t site : d->second)
-          if (!in[site] || !dom.tree.dominates(b, site)) ok = false;
-      });
-      return ok;
+      auto dominatedByB = [&](const BasicBlock* site) {
+        int32_t k = cfg.index(site);
+        return k < 0 || (in[uint32_t(k)] && dom.tree.dominates(b, uint32_t(k)));
+      };
+      return speculate_ && writesOnlyPrivateTemporaries(*i, defSites_, dominatedByB, {&lv.liveIn[E->id()], &lv.liveIn[X->id()]});
     };
 
     // The first write in the line of a register dead into E may also run for every lane
     // (firstWriteMayRunUnguarded). The region is acyclic, so the line runs each instruction at
     // most once (regions refuse loops; MaskLoops runs after the walks and guards a loop body,
     // these instructions included, with the loop's mask).
-    std::unordered_set<RegId> lineDefs;  // registers some earlier instruction of the line writes
-    auto firstWrite = [&](const Instruction* i) { return speculate_ && firstWriteMayRunUnguarded(*i, lineDefs, lv.liveIn[E->id()]); };
+    FirstWrites firstWrites(lv.liveIn[E->id()]);
+    auto firstWrite = [&](const Instruction* i) { return speculate_ && firstWrites.mayRunUnguarded(*i); };
 
     std::map<int, int> labelAt;  // position -> plan label
     int memberMask = -1;
@@ -411,7 +396,7 @@ class PlanBuilder {
       }
       // The block's instructions under its mask.
       Instruction* t = B->terminator();
-      std::vector<std::pair<std::pair<RegId, bool>, int>> cached;  // (guard, negated) -> conjunction
+      ConjunctionCache<int> conjunctions;  // values of the plan
       for (Instruction* i : B->insts()) {
         if (i == t && t->is(Opcode::Bra)) continue;
         Step s = Step::orig(i, MRef{});
@@ -419,27 +404,19 @@ class PlanBuilder {
           ++p.speculated;
         } else if (!mask[b].all()) {
           if (i->hasGuard()) {
-            std::pair<RegId, bool> g{i->guard(), i->guardNegated()};
-            auto it = std::find_if(cached.begin(), cached.end(), [&](auto& c) { return c.first == g; });
-            int v;
-            if (it != cached.end()) {
-              v = it->second;
-            } else {
-              v = newValue();
-              step(Step::op(Step::Kind::And, i, v, mask[b], MRef{existing(g.first), g.second}));
-              cached.emplace_back(g, v);
+            int v = conjunctions.get(i->guard(), i->guardNegated(), [&] {
+              int c = newValue();
+              step(Step::op(Step::Kind::And, i, c, mask[b], MRef{existing(i->guard()), i->guardNegated()}));
               ++p.conjunctions;
-            }
+              return c;
+            });
             s.guard = MRef{v, false};
           } else {
             s.guard = mask[b];
           }
         }
-        i->forEachDefReg([&](RegId d) {
-          lineDefs.insert(d);
-          cached.erase(std::remove_if(cached.begin(), cached.end(), [&](auto& c) { return c.first.first == d; }),
-                       cached.end());
-        });
+        firstWrites.after(*i);
+        conjunctions.after(*i);
         step(s);
       }
       edgeMasks(b, B);
@@ -502,7 +479,7 @@ class PlanBuilder {
   const PostDominatorTree& pdt;
   const UniformityInfo& uni;
   const Liveness& lv;
-  const DefSites& defSites_;
+  const DefinitionSites& defSites_;
   const std::unordered_set<std::string_view>& pinned_;
   const std::unordered_set<const BasicBlock*>& touched_;
   bool speculate_;

@@ -18,6 +18,8 @@
 #include "ptxopt/analysis/Uniformity.h"
 #include "ptxopt/ir/Function.h"
 
+#include "GuardedCode.h"
+
 namespace ptxopt::maskregions {
 
 // A mask: an entry of the plan's value table (a fresh register or an existing predicate),
@@ -105,10 +107,6 @@ struct Plan {
 // else is checked: a path that ends at a block without successors simply ends there.
 std::vector<uint32_t> reach(const CfgInfo& cfg, uint32_t from, uint32_t stop, bool self);
 
-// The blocks (RPO numbers) that write each register, each block once, in RPO order.
-using DefSites = std::unordered_map<RegId, std::vector<uint32_t>>;
-DefSites defSitesOf(const CfgInfo& cfg);
-
 // What a plan is built from: the function's analyses of the current walk and the pass's state.
 struct PlanInputs {
   const Function& f;
@@ -117,7 +115,7 @@ struct PlanInputs {
   const PostDominatorTree& pdt;
   const UniformityInfo& uni;
   const Liveness& lv;
-  const DefSites& defSites;
+  const DefinitionSites& defSites;  // GuardedCode.h
   const std::unordered_set<std::string_view>& pinned;  // labels a branch table or debug section names
   const std::unordered_set<const BasicBlock*>& touched;  // blocks of the regions converted in this walk
   bool speculate = true;  // knob `speculate`

@@ -929,7 +929,7 @@ struct MaskRegion {
   std::unique_ptr<Module> m;
   Function* f = nullptr;
   std::unique_ptr<FunctionAnalysisManager> am;
-  maskregions::DefSites defSites;
+  std::optional<DefinitionSites> defSites;
   std::unordered_set<std::string_view> pinned;
   std::unordered_set<const BasicBlock*> touched;
   maskregions::Refusal refusal;
@@ -940,9 +940,9 @@ struct MaskRegion {
     f = &onlyFunction(*m);
     am = std::make_unique<FunctionAnalysisManager>(*f);
     const CfgInfo& g = cfg();
-    defSites = maskregions::defSitesOf(g);
+    defSites.emplace(*f);
     maskregions::PlanInputs in{*f,      g,      am->get<DominatorAnalysis>(), am->get<PostDominatorAnalysis>(),
-                               uni(),   am->get<LivenessAnalysis>(),         defSites,
+                               uni(),   am->get<LivenessAnalysis>(),         *defSites,
                                pinned,  touched, /*speculate=*/true,         /*syncVotes=*/1,
                                /*bosccMin=*/40};
     plan = maskregions::buildPlan(uint32_t(g.index(f->entry())), in, refusal);
