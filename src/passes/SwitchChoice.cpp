@@ -18,9 +18,9 @@
 //     are kept, and a switch the cost model refuses becomes a balanced search tree when that
 //     saves `bst-gain` tests on the longest path, and is kept otherwise;
 //  6. forced `bst` or `cascade`: that tree;
-//  7. last, a value table where one was planned (so also for a forced `table`, or when the
-//     profile picked a jump table); else, unless the tree is a root brx.idx or a range check
-//     and a brx.idx alone (a jump table already), a jump table.
+//  7. last, unless the tree is a root brx.idx or a range check and a brx.idx alone (a jump
+//     table already), a jump table; also where a value table was planned, when the profile
+//     picked a jump table or `table` is forced.
 #include "SwitchChoice.h"
 
 #include <algorithm>
@@ -46,11 +46,11 @@ Choice take(Choice c, Lowering l, std::string why = "") {
   return c;
 }
 
-// The jump table (`Table` or `HotFirst`), or the value table where one was planned, unless
-// the tree is a jump table already.
+// The jump table (`Table` or `HotFirst`), unless the tree is one already. Where a value table
+// was planned it lost to the jump table (the profile's figures, or a forced `table`); where none
+// was, the remark `no-value-table` says why.
 Choice jumpTable(const SwitchShape& s, const SwitchPolicy& p, Choice c, Lowering l) {
-  if (s.valueTable) return take(std::move(c), Lowering::ValueTable);
-  if (p.valueTables) c.notes.push_back({"no-value-table", c.where + ": " + s.valueTableWhy});
+  if (p.valueTables && !s.valueTable) c.notes.push_back({"no-value-table", c.where + ": " + s.valueTableWhy});
   if (s.brxRoot) return keep(std::move(c), "table", kBrxAlready);
   if (s.rangeCheckBrx) return keep(std::move(c), "table", "a range check and a brx.idx: a jump table already");
   return take(std::move(c), l);

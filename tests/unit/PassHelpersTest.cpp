@@ -590,6 +590,26 @@ TEST(PassHelpersChoose, AProfilesHotRunFirst) {
   EXPECT_EQ(c.lowering, Lowering::HotFirst);
   EXPECT_EQ(c.hotRun, 0);
   EXPECT_EQ(c.where, s.where + " (profile, expected warp instructions: hot-first 104, table 160, bst 200, keep 352), the run 0..0 tested first");
+  // A value table it beat stays unbuilt (hot-first-value-table.test: the value table was
+  // emitted under this remark).
+  s.valueTable = switchopt::ValueTable{};
+  s.profile->valueTable = 120;
+  c = switchopt::choose(s, autoPolicy());
+  EXPECT_EQ(c.lowering, Lowering::HotFirst);
+  EXPECT_TRUE(c.notes.empty());
+  // So does one that the plain jump table beat.
+  s.profile->hot = 1000;
+  s.profile->valueTable = 161;
+  EXPECT_EQ(switchopt::choose(s, autoPolicy()).lowering, Lowering::Table);
+}
+
+TEST(PassHelpersChoose, AForcedTableIsAJumpTableEvenWhereAValueTableIsPlanned) {
+  switchopt::SwitchShape s = denseShape();
+  s.valueTable = switchopt::ValueTable{};
+  switchopt::Choice c = switchopt::choose(s, forced(Lowering::Table));
+  EXPECT_EQ(c.lowering, Lowering::Table);
+  EXPECT_TRUE(c.notes.empty());
+  EXPECT_EQ(switchopt::choose(s, autoPolicy()).lowering, Lowering::ValueTable);
 }
 
 // ---- findIfRegion ---------------------------------------------------------------------------
