@@ -20,35 +20,29 @@
 // tree whose nodes' predicates, offset sums or bit-test registers are read at a target is kept
 // (a lowering drops the nodes).
 //
-// Choice (knob `lowering`: `auto`, or one form forced), in this order:
-//  * auto with a branch profile: the form with the fewest expected warp instructions
-//    (SwitchCosts.h) among value table, jump table, jump table testing its hot run first
-//    (`hot-first`), predicated switch, balanced search tree (uniform selector), or the tree;
-//  * auto otherwise: a value table (SwitchValueTable.h) when the table cost model (`min-cases`,
-//    `max-span`, `min-density`) allows a table and every case only assigns constants;
-//  * then, on a divergent selector: a predicated switch when the cost model allows a table,
-//    the bodies hold at most `predicate-limit` instructions, no `mov` in the function writes a
-//    constant to the selector, and the predicates cost less than a table's branching; a switch
-//    the cost model refuses is kept;
-//  * then a root brx.idx (a jump table already) and a tree with LLVM's bit tests are kept, and
-//    a switch on a uniform selector that the cost model refuses becomes a balanced search tree
-//    when that saves `bst-gain` tests on the longest path, and is kept otherwise;
-//  * forced `predicate`: a predicated switch, or kept; forced `bst` or `cascade`: that tree;
-//  * last, a value table where one was planned (so also for a forced `table`, or when the
-//    profile picked a jump table); else, unless the tree is a root brx.idx or a range check and
-//    a brx.idx alone (a jump table already), a jump table: the index (the selector minus the
-//    first case), a range check to the default, and a brx.idx over the span in a new block. On
-//    a uniform selector the function's end may then be copied into the cases (SwitchTails.h,
-//    `tail-limit`).
+// Each switch goes through three steps (lower):
+//  * analyze: the tree above, its runs and default, and what the choice reads, in a
+//    SwitchShape (SwitchChoice.h): the table cost model's objection (`min-cases`, `max-span`,
+//    `min-density`), the selector's divergence, the nodes' values read later, the plans of a
+//    value table (SwitchValueTable.h) and of a predicated switch (SwitchPredicated.h), and with
+//    a branch profile each lowering's expected warp instructions (SwitchCosts.h);
+//  * choose (SwitchChoice.cpp, the policy; knob `lowering`: `auto`, or one form forced): a
+//    Lowering and the reason its remark gives;
+//  * emit: the lowering's code. Here: the jump table (the index, the selector minus the first
+//    case; a range check to the default; a brx.idx over the span in a new block; with a
+//    profile's hot run, its test first; on a uniform selector the function's end may then be
+//    copied into the cases, SwitchTails.h, `tail-limit`), the value table, and the balanced
+//    search tree or cascade. The predicated switch: SwitchPredicated.cpp. The instructions
+//    they share: SwitchEmit.h.
 // The old nodes stay where anything else reaches them; branch-opt and dce remove the rest. In a
 // function where a { } scope holds blocks nothing moves between blocks (no sunk constants,
 // value tables, predicated switches or copied ends); jump tables and compare trees are still
 // built there.
 #include <algorithm>
-#include <limits>
-#include <map>
+#include <cstdint>
+#include <optional>
 #include <set>
-#include <unordered_map>
+#include <string>
 #include <unordered_set>
 
 #include "ptxopt/analysis/CfgInfo.h"
@@ -60,9 +54,11 @@
 #include "ptxopt/ir/Semantics.h"
 #include "ptxopt/passes/Passes.h"
 
-#include "IfRegion.h"
 #include "CaseConstants.h"
+#include "SwitchChoice.h"
 #include "SwitchCosts.h"
+#include "SwitchEmit.h"
+#include "SwitchPredicated.h"
 #include "SwitchTails.h"
 #include "SwitchValueTable.h"
 #include "SwitchTree.h"
@@ -85,9 +81,10 @@ class SwitchOpt : public Pass {
     maxSpan_ = k.getInt("max-span");
     budget_ = k.getInt("budget");
     valueTable_ = k.getBool("value-table");
-    lowering_ = k.getString("lowering");
-    bstGain_ = k.getInt("bst-gain");
-    predicateLimit_ = k.getInt("predicate-limit");
+    policy_.forced = parseLowering(k.getString("lowering"));
+    policy_.bstGain = k.getInt("bst-gain");
+    policy_.predicateLimit = k.getInt("predicate-limit");
+    policy_.valueTables = valueTable_;
     tailLimit_ = k.getInt("tail-limit");
     hotFirst_ = k.getBool("hot-first");
     speculate_ = k.getBool("speculate");
@@ -131,12 +128,52 @@ class SwitchOpt : public Pass {
   }
 
  private:
+  // One switch: read it, choose its lowering, emit that.
   bool lower(size_t rootIndex, const SwitchNode& root, const Liveness& lv) {
+    std::optional<SwitchShape> s = analyze(rootIndex, root, lv);
+    if (!s) return false;
+    const Choice c = choose(*s, policy_);
+    if (c.byProfile) ctx_->count("profile-decisions");
+    for (const auto& [decision, reason] : c.notes) ctx_->remark(s->rootBlock, decision, reason, {{"line", double(root.bra->loc().line)}});
+    switch (c.lowering) {
+      case Lowering::Keep:
+        ctx_->count("refused-" + c.refused);
+        ctx_->remark(s->rootBlock, "keep", c.where + ": " + c.why, {{"line", double(root.bra->loc().line)}});
+        return false;
+      case Lowering::ValueTable:
+        emitValueTable(rootIndex, root, *s->valueTable, s->first, s->span, c.where, s->density);
+        ctx_->count("cases", s->ncases);
+        return true;
+      case Lowering::Predicate:
+        emitPredicatedSwitch(*s, c);
+        return true;
+      case Lowering::BalancedTree:
+      case Lowering::Cascade:
+        emitSearchTree(*s, c);
+        return true;
+      case Lowering::Table:
+      case Lowering::HotFirst:
+        emitJumpTable(*s, c, lv);
+        return true;
+    }
+    return false;
+  }
+
+  // ---- analysis ---------------------------------------------------------------------------
+
+  // Reads the tree under `root` (its block at `rootIndex`) and what the choice needs to know of
+  // it; nullopt for a plain branch, and for a tree whose cases cannot be read (remark `keep`:
+  // no cases, no default, a cycle).
+  std::optional<SwitchShape> analyze(size_t rootIndex, const SwitchNode& root, const Liveness& lv) {
     BasicBlock* rootBlock = f_->blocks()[rootIndex];
     const CfgInfo& cfg = am_->get<CfgAnalysis>();
     const DominatorTree& dom = am_->get<DominatorAnalysis>();
+    SwitchShape s;
+    s.rootIndex = rootIndex;
+    s.rootBlock = rootBlock;
+    s.root = root;
     // The tree: tests on the same selector with the same signedness, by block.
-    NodesByBlock tests;
+    NodesByBlock& tests = s.tests;
     tests[rootBlock] = root;
     std::set<int64_t> constants;
     if (root.bitTest) {
@@ -150,6 +187,7 @@ class SwitchOpt : public Pass {
                                       : (root.isSigned ? INT32_MAX : int64_t(UINT32_MAX));
     // A root brx.idx whose index an and/rem keeps in its table: no other value occurs.
     const bool bounded = root.domainHi >= 0, brxRoot = root.isBrx();
+    s.brxRoot = brxRoot;
     if (bounded) {
       typeMin = 0;
       typeMax = root.domainHi;
@@ -238,9 +276,9 @@ class SwitchOpt : public Pass {
     auto refuse = [&](const std::string& reason, const std::string& text) {
       ctx_->count("refused-" + reason);
       ctx_->remark(rootBlock, "keep", where + ": " + text, {{"line", double(root.bra->loc().line)}});
-      return false;
+      return std::optional<SwitchShape>();
     };
-    if (tests.size() < 2 && !brxRoot) return false;  // a plain branch, not a switch
+    if (tests.size() < 2 && !brxRoot) return std::nullopt;  // a plain branch, not a switch
     if (bounded) {
       edges.erase(edges.begin(), edges.lower_bound(typeMin));
       edges.erase(edges.upper_bound(typeMax), edges.end());
@@ -290,7 +328,7 @@ class SwitchOpt : public Pass {
                                       : "values outside the constants go past a brx.idx table");
     // Between two consecutive points every value takes the same path: the runs of values with
     // one target other than the default follow from one evaluation per point.
-    std::vector<Run> runs;
+    std::vector<Run>& runs = s.runs;
     for (auto it = edges.begin(); it != edges.end(); ++it) {
       auto next = std::next(it);
       int64_t from = *it, to = next == edges.end() ? *it : *next - 1;
@@ -305,239 +343,85 @@ class SwitchOpt : public Pass {
         runs.push_back({from, to, t});
     }
     if (runs.empty()) return refuse("no-cases", "every value reaches the default");
-    int64_t ncases = 0;
-    for (const Run& r : runs) ncases += r.hi - r.lo + 1;
-    int64_t first = runs.front().lo, last = runs.back().hi, span = last - first + 1;
-    double density = double(ncases) / double(span);
-    where += ": " + std::to_string(ncases) + " cases over " + std::to_string(span) + " values";
+    s.dflt = dflt;
+    for (const Run& r : runs) s.ncases += r.hi - r.lo + 1;
+    s.first = runs.front().lo;
+    s.last = runs.back().hi;
+    s.span = s.last - s.first + 1;
+    s.density = double(s.ncases) / double(s.span);
+    where += ": " + std::to_string(s.ncases) + " cases over " + std::to_string(s.span) + " values";
+    s.where = where;
     // Each value of a table's span and its target, where a table is possible.
-    std::map<int64_t, BasicBlock*> cases;
-    if (span <= maxSpan_)
+    s.tableFits = s.span <= maxSpan_;
+    if (s.tableFits)
       for (const Run& r : runs)
-        for (int64_t v = r.lo; v <= r.hi; ++v) cases[v] = r.target;
+        for (int64_t v = r.lo; v <= r.hi; ++v) s.cases[v] = r.target;
     // What speaks against a table.
-    std::string costWhy;
     // (A default chosen among the cases of a bounded selector counts as a case: every value of
     // the domain has a case.)
-    if ((chosenDefault ? typeMax - typeMin + 1 : ncases) < minCases_)
-      costWhy = std::to_string(ncases) + " cases against min-cases " + std::to_string(minCases_);
-    else if (span > maxSpan_)
-      costWhy = "a span of " + std::to_string(span) + " against max-span " + std::to_string(maxSpan_);
-    else if (density < minDensity_)
-      costWhy = "density " + std::to_string(density).substr(0, 4) + " against min-density " + std::to_string(minDensity_).substr(0, 4);
-    const bool divergent = !uniformSelector(rootBlock);
-    const bool tryPredicate = lowering_ == "predicate" || (lowering_ == "auto" && divergent && predicateLimit_ > 0);
-    const bool profiled = lowering_ == "auto" && ctx_->branchCounts(*root.bra) != nullptr;
-    if (lowering_ == "auto" && !costWhy.empty() && divergent && !tryPredicate && !profiled) return refuse("cost", costWhy);
-    if (lowering_ == "table" && span > maxSpan_) return refuse("cost", costWhy);
+    if ((chosenDefault ? typeMax - typeMin + 1 : s.ncases) < minCases_)
+      s.tableWhy = std::to_string(s.ncases) + " cases against min-cases " + std::to_string(minCases_);
+    else if (s.span > maxSpan_)
+      s.tableWhy = "a span of " + std::to_string(s.span) + " against max-span " + std::to_string(maxSpan_);
+    else if (s.density < minDensity_)
+      s.tableWhy = "density " + std::to_string(s.density).substr(0, 4) + " against min-density " + std::to_string(minDensity_).substr(0, 4);
+    s.divergent = !uniformSelector(rootBlock);
+    s.profiled = ctx_->branchCounts(*root.bra) != nullptr;
+    for (auto& [b, t] : tests) s.bitTests = s.bitTests || t.bitTest;
+    if (tests.size() == 2)
+      for (auto& [b, t] : tests) s.rangeCheckBrx = s.rangeCheckBrx || t.isBrx();
+    for (int64_t v : edges) s.longestPath = std::max(s.longestPath, nodesOnPath(tests, rootBlock, v));
+    s.balancedDepth = bstDepth(runs.size());
     // The targets, in block-id order (the order the labels added below are numbered in).
-    BlockSet targets{dflt};
-    for (const Run& r : runs) targets.insert(r.target);
+    s.targets = BlockSet{dflt};
+    for (const Run& r : runs) s.targets.insert(r.target);
     // The tests' predicates no longer get their values.
+    auto block = [&](const char* reason, std::string text) {
+      s.blocked = reason;
+      s.blockedWhy = std::move(text);
+      return s;
+    };
     for (auto& [b, t] : tests)
-      for (BasicBlock* l : targets) {
+      for (BasicBlock* l : s.targets) {
         if ((t.pred != kNoReg && lv.liveIn[l->id()].test(t.pred)) || (t.add && lv.liveIn[l->id()].test(t.tmp)))
-          return refuse("live", "the " + std::string(t.pred != kNoReg && lv.liveIn[l->id()].test(t.pred) ? "predicate" : "offset selector") +
-                                    " of the test at line " + std::to_string(t.bra->loc().line) + " is read later");
+          return block("live", "the " + std::string(t.pred != kNoReg && lv.liveIn[l->id()].test(t.pred) ? "predicate" : "offset selector") +
+                                   " of the test at line " + std::to_string(t.bra->loc().line) + " is read later");
         for (RegId r : t.temps)
           if (lv.liveIn[l->id()].test(r))
-            return refuse("live", "a register the bit test at line " + std::to_string(t.bra->loc().line) + " computes is read later");
+            return block("live", "a register the bit test at line " + std::to_string(t.bra->loc().line) + " computes is read later");
       }
-    for (BasicBlock* l : targets)
-      if (!l->hasLabel() && l == f_->entry()) return refuse("entry", "a case reaches the entry block");
+    for (BasicBlock* l : s.targets)
+      if (!l->hasLabel() && l == f_->entry()) return block("entry", "a case reaches the entry block");
 
     // The branch-free lowerings' plans, where they apply.
-    std::string vtWhy = "value tables are off", psWhy;
-    std::optional<ValueTable> vt;
-    if (valueTable_ && scoped_) vtWhy = "a { } scope holds blocks of the function";
-    else if (valueTable_ && span <= maxSpan_) {
-      vt = planValueTable(*f_, *reader_, rootBlock, root, tests, cases, dflt, first, last, maxTableBytes_, vtWhy);
-      if (vt) vt->divergent = am_->get<UniformityAnalysis>().isDivergentBranch(rootBlock);
+    s.valueTableWhy = "value tables are off";
+    if (valueTable_ && scoped_) s.valueTableWhy = "a { } scope holds blocks of the function";
+    else if (valueTable_ && s.tableFits) {
+      s.valueTable = planValueTable(*f_, *reader_, rootBlock, root, tests, s.cases, dflt, s.first, s.last, maxTableBytes_, s.valueTableWhy);
+      if (s.valueTable) s.valueTable->divergent = s.divergent;
     }
-    else if (valueTable_) vtWhy = "a span over max-span";
-    std::optional<PredicatedSwitch> ps;
-    if (scoped_) psWhy = "a { } scope holds blocks of the function";
-    else if (tryPredicate || profiled) ps = planPredicated(rootBlock, tests, runs, dflt, lv, psWhy);
-    auto doValueTable = [&] {
-      emitValueTable(rootIndex, root, *vt, first, span, where, density);
-      ctx_->count("cases", ncases);
-      return true;
-    };
-    auto doPredicate = [&](const std::string& why) {
-      emitPredicated(rootIndex, root, runs, dflt, *ps);
-      ctx_->count("predicated");
-      ctx_->count("cases", ncases);
-      ctx_->remark(rootBlock, "predicate",
-                   where + ": " + std::to_string(ps->blocks.size()) + " blocks, " + std::to_string(ps->size) + " instructions (" +
-                       std::to_string(ps->unguarded.size()) + " unguarded), no branch (" + why + ")",
-                   {{"line", double(root.bra->loc().line)}, {"cases", double(ncases)}, {"instructions", double(ps->size)}});
-      return true;
-    };
-    std::string mode = lowering_;
-    long hotRun = -1;  // with a profile: the run a jump table tests first
-    // With a profile (auto): the lowering with the fewest expected warp instructions.
-    if (mode == "auto") {
-      // Per execution of the root: a value table issues its index, range check, address and one
-      // load per register (and the default's test); the predicated form its predicates and
-      // every body.
-      std::optional<double> vtCost, psCost;
-      if (vt) vtCost = 5.0 + double(vt->columns.size()) + (vt->branchDefault ? 2.0 : 0.0);
-      if (ps) psCost = double(planPredicates(root, runs, dflt, *ps, caseMasks_).cost + ps->size);
-      if (std::optional<ProfileCosts> pc = profileCosts(*ctx_, *reader_, tests, root, runs, vtCost, psCost, hotFirst_)) {
-        // On a tie the earlier wins: the value table, then the jump table (tied with the
-        // predicated form on switch_holes before case masks, it measured 201 against 220),
-        // then the predicated switch, then the trees.
-        std::vector<std::pair<double, std::string>> options;
-        if (vt) options.push_back({pc->valueTable, "value-table"});
-        if (span <= maxSpan_ && !brxRoot) options.push_back({pc->table, "table"});
-        if (span <= maxSpan_ && !brxRoot && pc->hotRun >= 0) options.push_back({pc->hot, "hot-first"});
-        if (ps) options.push_back({pc->predicate, "predicate"});
-        if (!divergent && !brxRoot) options.push_back({pc->bst, "bst"});
-        options.push_back({pc->tree, "keep"});
-        std::stable_sort(options.begin(), options.end(), [](auto& a, auto& b) { return a.first < b.first; });
-        std::string figures;
-        for (auto& [c, n] : options) figures += (figures.empty() ? "" : ", ") + n + " " + std::to_string(int64_t(c));
-        where += " (profile, expected warp instructions: " + figures + ")";
-        ctx_->count("profile-decisions");
-        std::string pick = options.front().second;
-        if (pick == "keep") return refuse("profile", brxRoot ? "the brx.idx costs least" : "the tree costs least");
-        if (pick == "value-table") return doValueTable();
-        if (pick == "predicate") return doPredicate("the profile");
-        if (pick == "hot-first") {
-          hotRun = pc->hotRun;
-          where += ", the run " + std::to_string(runs[size_t(hotRun)].lo) + ".." + std::to_string(runs[size_t(hotRun)].hi) + " tested first";
-          pick = "table";
-        }
-        mode = pick;
-      }
+    else if (valueTable_) s.valueTableWhy = "a span over max-span";
+    if (scoped_) s.predicatedWhy = "a { } scope holds blocks of the function";
+    else s.predicated = planPredicated(*f_, *reader_, rootBlock, tests, runs, dflt, lv, speculate_, s.predicatedWhy);
+    if (s.predicated) {
+      s.predicateCost = planPredicates(root, runs, dflt, *s.predicated, caseMasks_).cost;
+      // A selector that some path sets to a constant (the last such mov).
+      for (const BasicBlock* b : f_->blocks())
+        for (const Instruction* i : b->insts())
+          if (i->is(Opcode::Mov) && i->numOperands() == 2 && i->operand(0).isReg() && RegId(i->operand(0).id) == root.sel &&
+              i->operand(1).isImm())
+            s.selectorConstantLine = i->loc().line;
     }
-    // Value tables first: no control flow and the fewest instructions.
-    if (mode == "auto" && costWhy.empty() && vt) return doValueTable();
-    // Predication: every case body, guarded by its own predicate, in one straight line.
-    if (tryPredicate && mode == lowering_) {
-      if (ps && lowering_ == "auto" && ps->size > predicateLimit_)
-        psWhy = std::to_string(ps->size) + " instructions in the bodies against predicate-limit " + std::to_string(predicateLimit_);
-      // A selector that some path sets to a constant: ptxas threads those paths straight to
-      // their cases (sparse_switch), where predication would make them run every case.
-      if (ps && psWhy.empty() && lowering_ == "auto")
-        for (const BasicBlock* b : f_->blocks())
-          for (const Instruction* i : b->insts())
-            if (i->is(Opcode::Mov) && i->numOperands() == 2 && i->operand(0).isReg() && RegId(i->operand(0).id) == root.sel &&
-                i->operand(1).isImm())
-              psWhy = "the selector is a constant on the path through line " + std::to_string(i->loc().line) +
-                      "; ptxas threads such paths to their case";
-      // Then the predicates must cost less than the branching they replace, for a warp whose
-      // lanes reach every target (each body runs either way): a table's fixed part and a jump
-      // per target to the join, or a tree's setp and bra per test, a jump per target and the
-      // reconvergence.
-      // Only a switch dense enough for a table: the lanes of a warp spread over a sparse
-      // switch's few hit values less (sparse_switch), and only a profile tells.
-      if (ps && psWhy.empty() && lowering_ == "auto" && !costWhy.empty()) psWhy = costWhy + " (a sparse switch is predicated only with a profile)";
-      if (ps && psWhy.empty() && lowering_ == "auto") {
-        unsigned setup = planPredicates(root, runs, dflt, *ps, caseMasks_).cost, branching = unsigned(targets.size()) + PtxasModel::tableOverhead(true);
-        if (setup >= branching)
-          psWhy = std::to_string(setup) + " instructions of predicates against " + std::to_string(branching) + " of branching (a table)";
-        else
-          where += ", " + std::to_string(setup) + " instructions of predicates against " + std::to_string(branching) + " of branching";
-      }
-      if (ps && psWhy.empty()) return doPredicate(divergent ? "divergent selector" : "uniform selector");
-      if (lowering_ == "predicate") return refuse("predicate", psWhy);
-      ctx_->remark(rootBlock, "no-predicate", where + ": " + psWhy, {{"line", double(root.bra->loc().line)}});
-      if (!costWhy.empty() && divergent) return refuse("cost", costWhy);
-    }
-    // A brx.idx kept in range by an and/rem is a jump table already; a compare tree would only
-    // add tests.
-    const char* brxAlready = "a brx.idx whose index an and or rem keeps in its table: a jump table already";
-    if (brxRoot && mode == "auto") return refuse("table", brxAlready);
-    // LLVM's bit tests already test once per target (shl, and, setp): measured on a clang
-    // kernel with two targets over eleven values, a jump table costs 100 estimated SASS
-    // instructions where the bit tests, which ptxas then if-converts, cost 84 (predicated with
-    // case masks, which auto tries first on a divergent selector, 80).
-    if (mode == "auto")
-      for (auto& [b, t] : tests)
-        if (t.bitTest) return refuse("bit-tests", "LLVM's bit tests test once per target already");
-    // Compare trees: a balanced search tree over the runs of values with one target, or a
-    // linear cascade. In auto mode a tree the table's cost model refused is rebuilt balanced
-    // when the selector is uniform (the warp walks one path) and that saves `bst-gain` tests
-    // on the longest path.
-    if (mode == "auto" && !costWhy.empty()) {
-      unsigned now = 0;
-      for (int64_t v : edges) now = std::max(now, nodesOnPath(tests, rootBlock, v));
-      unsigned balanced = bstDepth(runs.size());
-      if (balanced + unsigned(bstGain_) > now)
-        return refuse("cost", costWhy + "; a balanced tree would test " + std::to_string(balanced) + " times on its longest path, the tree " +
-                                  std::to_string(now));
-      mode = "bst";
-      where += ", longest path " + std::to_string(now) + " tests";
-    }
-    if (mode == "bst" || mode == "cascade") {
-      for (BasicBlock* l : targets)
-        if (!l->hasLabel()) f_->addLabel(l, "$Lsw");
-      emitCompareTree(rootIndex, root, runs, dflt, mode == "bst");
-      ctx_->count(mode == "bst" ? "search-trees" : "cascades");
-      ctx_->count("cases", ncases);
-      ctx_->remark(rootBlock, mode == "bst" ? "search-tree" : "cascade",
-                   where + ": " + std::to_string(runs.size()) + " runs, " + std::to_string(mode == "bst" ? bstDepth(runs.size()) : runs.size()) +
-                       " tests on the longest path",
-                   {{"line", double(root.bra->loc().line)}, {"cases", double(ncases)}, {"runs", double(runs.size())}});
-      return true;
-    }
-    if (vt) return doValueTable();
-    if (valueTable_) ctx_->remark(rootBlock, "no-value-table", where + ": " + vtWhy, {{"line", double(root.bra->loc().line)}});
-
-    // A range check and the brx.idx behind it are a jump table already.
-    if (brxRoot) return refuse("table", brxAlready);
-    if (tests.size() == 2) {
-      for (auto& [b, t] : tests)
-        if (t.isBrx()) return refuse("table", "a range check and a brx.idx: a jump table already");
-    }
-    // Lowering.
-    for (BasicBlock* l : targets)
-      if (!l->hasLabel()) f_->addLabel(l, "$Lsw");
-    RegId idx = emitIndex(rootBlock, root, first);
-    auto& blocks = f_->blocks();
-    size_t dispatchAt = rootIndex + 1;
-    BasicBlock* checkBlock = rootBlock;
-    if (hotRun >= 0) {
-      // The hot run's test ends the root; the range check gets a block of its own.
-      const Run& h = runs[size_t(hotRun)];
-      Instruction* br = f_->createInstruction(Opcode::Bra);
-      br->addOperand(Operand::label(h.target->label()));
-      br->setGuard(emitRunPredicate(rootBlock, root, h), false);
-      append(rootBlock, root, br);
-      tried_.insert(br);
-      checkBlock = f_->createBlock();
-      blocks.insert(blocks.begin() + long(dispatchAt++), checkBlock);
-      ctx_->count("hot-first");
-    }
-    emitRangeCheck(checkBlock, root, idx, span, dflt);
-    BasicBlock* dispatch = f_->createBlock();
-    Instruction* table = f_->createInstruction(Opcode::BranchTargets);
-    uint32_t tableName = f_->parent()->intern(f_->freshName("$Lswt"));
-    table->setPayload(tableName);
-    for (int64_t v = first; v <= last; ++v) {
-      auto it = cases.find(v);
-      table->addOperand(Operand::label((it == cases.end() ? dflt : it->second)->label()));
-    }
-    Instruction* brx = f_->createInstruction(Opcode::BrxIdx);
-    brx->addOperand(Operand::reg(idx));
-    brx->addOperand(Operand::symbol(tableName));
-    for (Instruction* i : {table, brx}) {
-      place(root, i)->setParent(dispatch);
-      dispatch->append(i);
-    }
-    blocks.insert(blocks.begin() + long(dispatchAt), dispatch);
-    ctx_->count("jump-tables");
-    ctx_->count("cases", cases.size());
-    if (!divergent && !scoped_)
-      if (unsigned n = copyFunctionEnd(*f_, *ctx_, targets, rootBlock, dispatch, lv.liveOut[rootBlock->id()], tailLimit_))
-        where += ", the function's end copied into " + std::to_string(n) + " cases";
-    ctx_->remark(rootBlock, "jump-table", where + ", density " + std::to_string(density).substr(0, 4),
-                 {{"line", double(root.bra->loc().line)}, {"cases", double(cases.size())}, {"span", double(span)}});
-    return true;
+    s.branchingCost = unsigned(s.targets.size()) + PtxasModel::tableOverhead(true);
+    // With a profile: per execution of the root, a value table issues its index, range check,
+    // address and one load per register (and the default's test); the predicated form its
+    // predicates and every body.
+    std::optional<double> vtCost, psCost;
+    if (s.valueTable) vtCost = 5.0 + double(s.valueTable->columns.size()) + (s.valueTable->branchDefault ? 2.0 : 0.0);
+    if (s.predicated) psCost = double(s.predicateCost + s.predicated->size);
+    s.profile = profileCosts(*ctx_, *reader_, tests, root, runs, vtCost, psCost, hotFirst_);
+    return s;
   }
-
-  // ---- compare trees ----------------------------------------------------------------------
 
   // Tests the value `v` passes through in the gathered tree.
   unsigned nodesOnPath(const NodesByBlock& tests, BasicBlock* b, int64_t v) const {
@@ -551,440 +435,64 @@ class SwitchOpt : public Pass {
 
   bool uniformSelector(const BasicBlock* root) const { return !am_->get<UniformityAnalysis>().isDivergentBranch(root); }
 
-  // The selector's signed-or-unsigned type as the tree reads it, and its unsigned type.
-  static ScalarType selectorType(const SwitchNode& root) {
-    if (root.bits == 16) return root.isSigned ? ScalarType::S16 : ScalarType::U16;
-    return root.isSigned ? ScalarType::S32 : ScalarType::U32;
-  }
-  static ScalarType unsignedType(const SwitchNode& root) { return root.bits == 16 ? ScalarType::U16 : ScalarType::U32; }
-  // A value of the tree's domain as an immediate of the selector's type.
-  static Operand selectorImm(const SwitchNode& root, int64_t v) {
-    if (root.bits == 16) return Operand::imm(root.isSigned ? int64_t(int16_t(v)) : int64_t(uint16_t(v)));
-    return Operand::imm(root.isSigned ? int64_t(int32_t(v)) : int64_t(uint32_t(v)));
-  }
+  // ---- jump tables --------------------------------------------------------------------------
 
-  // Appends `setp.CMP.TY %p, ON, C` to `b`; returns %p.
-  RegId emitSetp(BasicBlock* b, const SwitchNode& root, CmpOp cmp, ScalarType ty, RegId on, Operand c) {
-    RegId p = f_->addRegister(ScalarType::Pred, "%swp");
-    Instruction* s = f_->createInstruction(Opcode::Setp);
-    s->addMod(cmpMod(cmp));
-    s->addMod(typeMod(ty));
-    s->addOperand(Operand::reg(p));
-    s->addOperand(Operand::reg(on));
-    s->addOperand(c);
-    append(b, root, s);
-    return p;
-  }
-
-  // Appends to `b` the predicate "the selector is in run `r`": an equality for one value, else
-  // the selector minus the run's first value, unsigned below the run's length.
-  RegId emitRunPredicate(BasicBlock* b, const SwitchNode& root, const Run& r) {
-    if (r.lo == r.hi) return emitSetp(b, root, CmpOp::Eq, selectorType(root), root.sel, selectorImm(root, r.lo));
-    RegId t = f_->addRegister(unsignedType(root), "%swi");
-    Instruction* sub = f_->createInstruction(Opcode::Sub);
-    sub->addMod(typeMod(selectorType(root)));
-    sub->addOperand(Operand::reg(t));
-    sub->addOperand(Operand::reg(root.sel));
-    sub->addOperand(selectorImm(root, r.lo));
-    append(b, root, sub);
-    return emitSetp(b, root, CmpOp::Lt, unsignedType(root), t, Operand::imm(r.hi - r.lo + 1));
-  }
-
-  // Appends a table's range check to `b`: `setp.gt.u32 %p, IDX, SPAN-1; @%p bra DEFAULT` (a value
-  // below the table's first wrapped around to a large unsigned number).
-  void emitRangeCheck(BasicBlock* b, const SwitchNode& root, RegId idx, int64_t span, BasicBlock* dflt) {
-    RegId p = emitSetp(b, root, CmpOp::Gt, ScalarType::U32, idx, Operand::imm(span - 1));
-    Instruction* br = f_->createInstruction(Opcode::Bra);
-    br->addOperand(Operand::label(dflt->label()));
-    br->setGuard(p, false);
-    append(b, root, br);
-    tried_.insert(br);  // with the brx.idx behind it, a switch already lowered
-  }
-
-  // Replaces the root's test with a balanced search tree over `runs` (or a cascade, one test
-  // per run in order): `setp.gt` splits, then per run an equality or, for a run of several
-  // values, a range check on the selector minus the run's first value. Every path that
-  // matches no run ends at the default. The new blocks follow the root, each falling through
-  // to the next.
-  void emitCompareTree(size_t rootIndex, const SwitchNode& root, const std::vector<Run>& runs, BasicBlock* dflt, bool balanced) {
-    BasicBlock* cur = f_->blocks()[rootIndex];
-    removeRootNode(cur, root);
-    size_t insertAt = rootIndex + 1;
+  // The index (the selector minus the first case), a range check to the default, and a brx.idx
+  // over the span in a new block; for HotFirst, the hot run's test first. On a uniform selector
+  // the function's end may then be copied into the cases (SwitchTails.h, `tail-limit`).
+  void emitJumpTable(const SwitchShape& s, const Choice& c, const Liveness& lv) {
+    const SwitchNode& root = s.root;
+    BasicBlock* rootBlock = s.rootBlock;
+    std::string where = c.where;
+    for (BasicBlock* l : s.targets)
+      if (!l->hasLabel()) f_->addLabel(l, "$Lsw");
+    RegId idx = emitIndex(rootBlock, root, s.first);
     auto& blocks = f_->blocks();
-    auto start = [&](BasicBlock* b) {
-      blocks.insert(blocks.begin() + long(insertAt++), b);
-      cur = b;
-    };
-    auto branchOn = [&](RegId p, BasicBlock* to) {
-      Instruction* b = f_->createInstruction(Opcode::Bra);
-      b->addOperand(Operand::label(to->label()));
-      b->setGuard(p, false);
-      append(cur, root, b);
-      tried_.insert(b);  // the new tree is not a switch to lower again
-      start(f_->createBlock());
-    };
-    auto testRun = [&](const Run& r) { branchOn(emitRunPredicate(cur, root, r), r.target); };
-    auto toDefault = [&] {
-      Instruction* b = f_->createInstruction(Opcode::Bra);
-      b->addOperand(Operand::label(dflt->label()));
-      append(cur, root, b);
-    };
-    auto tree = [&](auto&& self, size_t lo, size_t hi) -> void {
-      if (!balanced || hi - lo <= kLeafRuns) {
-        for (size_t k = lo; k < hi; ++k) testRun(runs[k]);
-        toDefault();
-        return;
-      }
-      size_t mid = lo + (hi - lo) / 2;
-      BasicBlock* right = f_->createBlock();
-      f_->addLabel(right, "$Lsw");
-      branchOn(emitSetp(cur, root, CmpOp::Gt, selectorType(root), root.sel, selectorImm(root, runs[mid - 1].hi)), right);
-      self(self, lo, mid);
-      start(right);
-      self(self, mid, hi);
-    };
-    tree(tree, 0, runs.size());
-  }
-
-  // ---- predicated switches ------------------------------------------------------------------
-  //
-  // When every target leads to one join block through blocks of predicable instructions (a
-  // chain: a case may fall through into the next), the switch becomes straight-line code: a
-  // predicate per target (an equality or range check per run, or-ed over the target's runs),
-  // the default's as none of them, then each block of the chains guarded by the or of the
-  // predicates of the targets whose chain holds it, a block after the blocks that lead into
-  // it. A thread runs exactly the blocks of its own target's chain, in order. Every predicate
-  // is computed before any block runs (a block may overwrite the selector).
-
-  struct PredicatedSwitch {
-    BasicBlock* join = nullptr;
-    std::vector<BasicBlock*> blocks;               // the chains' blocks, in the order they run
-    BlockMap<BlockSet> by;                         // block -> the targets whose chain holds it
-    int64_t size = 0;                              // instructions in the blocks
-    std::set<const Instruction*> unguarded;        // private temporaries, run for every lane
-  };
-
-  // The instructions of `b` without its closing unconditional bra, if every one is predicable
-  // and has no guard and `b` has one successor; nullopt otherwise.
-  std::optional<std::vector<Instruction*>> straightLine(BasicBlock* b) const {
-    if (b->succs().size() != 1) return std::nullopt;
-    std::vector<Instruction*> real;
-    for (Instruction* i : b->insts()) {
-      if (i == b->terminator() && i->is(Opcode::Bra) && !i->hasGuard()) continue;
-      if (!whyNotPredicable(*i).empty() || i->hasGuard()) return std::nullopt;
-      real.push_back(i);
+    size_t dispatchAt = s.rootIndex + 1;
+    BasicBlock* checkBlock = rootBlock;
+    if (c.lowering == Lowering::HotFirst) {
+      // The hot run's test ends the root; the range check gets a block of its own.
+      const Run& h = s.runs[size_t(c.hotRun)];
+      Instruction* br = f_->createInstruction(Opcode::Bra);
+      br->addOperand(Operand::label(h.target->label()));
+      br->setGuard(emitRunPredicate(*f_, rootBlock, root, h), false);
+      append(rootBlock, root, br);
+      tried_.insert(br);
+      checkBlock = f_->createBlock();
+      blocks.insert(blocks.begin() + long(dispatchAt++), checkBlock);
+      ctx_->count("hot-first");
     }
-    return real;
-  }
-
-  std::optional<PredicatedSwitch> planPredicated(BasicBlock* rootBlock, const NodesByBlock& tests,
-                                                 const std::vector<Run>& runs, BasicBlock* dflt, const Liveness& lv, std::string& why) {
-    BlockSet targets{dflt};
-    for (const Run& r : runs) targets.insert(r.target);
-    // Each target's walk through straight-line blocks (at most 8).
-    BlockMap<std::vector<BasicBlock*>> walks;
-    for (BasicBlock* t : targets) {
-      std::vector<BasicBlock*>& w = walks[t];
-      for (BasicBlock* b = t; w.size() <= 8; b = reader_->skipJumps(b->succs()[0].to)) {
-        if (std::find(w.begin(), w.end(), b) != w.end()) break;
-        w.push_back(b);
-        if (!straightLine(b) || b == rootBlock || tests.count(b)) break;
-      }
+    emitRangeCheck(checkBlock, root, idx, s.span, s.dflt);
+    BasicBlock* dispatch = f_->createBlock();
+    Instruction* table = f_->createInstruction(Opcode::BranchTargets);
+    uint32_t tableName = f_->parent()->intern(f_->freshName("$Lswt"));
+    table->setPayload(tableName);
+    for (int64_t v = s.first; v <= s.last; ++v) {
+      auto it = s.cases.find(v);
+      table->addOperand(Operand::label((it == s.cases.end() ? s.dflt : it->second)->label()));
     }
-    // The join: the first block of the first walk that every walk reaches.
-    PredicatedSwitch ps;
-    for (BasicBlock* b : walks.begin()->second) {
-      bool everywhere = true;
-      for (auto& [t, w] : walks) everywhere &= std::find(w.begin(), w.end(), b) != w.end();
-      if (everywhere) {
-        ps.join = b;
-        break;
-      }
+    Instruction* brx = f_->createInstruction(Opcode::BrxIdx);
+    brx->addOperand(Operand::reg(idx));
+    brx->addOperand(Operand::symbol(tableName));
+    for (Instruction* i : {table, brx}) {
+      place(root, i)->setParent(dispatch);
+      dispatch->append(i);
     }
-    if (!ps.join) {
-      why = "the cases do not lead through straight-line code to one block";
-      return std::nullopt;
-    }
-    if (ps.join == rootBlock || tests.count(ps.join)) {
-      why = "the cases go back into the switch";
-      return std::nullopt;
-    }
-    BlockMap<size_t> depth;  // blocks to the join
-    for (auto& [t, w] : walks) {
-      size_t at = std::find(w.begin(), w.end(), ps.join) - w.begin();
-      for (size_t k = 0; k < at; ++k) {
-        if (w[k] == rootBlock || tests.count(w[k])) {
-          why = "a case leads back into the switch";
-          return std::nullopt;
-        }
-        ps.by[w[k]].insert(t);
-        depth[w[k]] = at - k;
-      }
-    }
-    if (ps.by.empty()) {
-      why = "no case does anything";
-      return std::nullopt;
-    }
-    for (auto& [b, ts] : ps.by) ps.size += int64_t(straightLine(b)->size());
-    // Farther from the join first (a block after every block that leads into it), then layout.
-    for (BasicBlock* b : f_->blocks())
-      if (ps.by.count(b)) ps.blocks.push_back(b);
-    std::stable_sort(ps.blocks.begin(), ps.blocks.end(), [&](BasicBlock* a, BasicBlock* b) { return depth[a] > depth[b]; });
-    // An instruction of block B may run for every lane when it cannot fault or have an effect
-    // and each register it writes is a private temporary of B: written nowhere else in the
-    // function and live neither at the switch nor at the join. A lane outside B's guard then
-    // never reads what it wrote: in the branching program such a lane would reach a read only
-    // through a definition, and every definition is in B, which it does not pass. Guarded, the
-    // temporary would cost ptxas a select to keep each other lane's old value.
-    if (speculate_) {
-      std::unordered_map<RegId, const BasicBlock*> defBlock;  // nullptr: written in several blocks
-      for (const BasicBlock* b : f_->blocks())
-        for (const Instruction* i : b->insts())
-          i->forEachDefReg([&](RegId r) {
-            auto [it, fresh] = defBlock.emplace(r, b);
-            if (!fresh && it->second != b) it->second = nullptr;
-          });
-      for (BasicBlock* b : ps.blocks) {
-        const std::vector<Instruction*> body = *straightLine(b);
-        for (const Instruction* i : body) {
-          if (!i->isSpeculatable()) continue;
-          bool ok = true;
-          i->forEachDefReg([&](RegId r) {
-            ok = ok && defBlock.at(r) == b && !lv.liveIn[rootBlock->id()].test(r) && !lv.liveIn[ps.join->id()].test(r);
-          });
-          if (ok) ps.unguarded.insert(i);
-        }
-      }
-      // So may the first write in the line of a register dead after the root block (the first
-      // write of a switch's result, dense_switch).
-      std::unordered_set<RegId> written;
-      for (BasicBlock* b : ps.blocks) {
-        const std::vector<Instruction*> body = *straightLine(b);
-        for (const Instruction* i : body) {
-          if (firstWriteMayRunUnguarded(*i, written, lv.liveOut[rootBlock->id()])) ps.unguarded.insert(i);
-          i->forEachDefReg([&](RegId r) { written.insert(r); });
-        }
-      }
-    }
-    return ps;
-  }
-
-  void emitPredicated(size_t rootIndex, const SwitchNode& root, const std::vector<Run>& runs, BasicBlock* dflt, const PredicatedSwitch& ps) {
-    BasicBlock* rootBlock = f_->blocks()[rootIndex];
-    removeRootNode(rootBlock, root);
-    if (!ps.join->hasLabel()) f_->addLabel(ps.join, "$Lsw");
-    auto logic = [&](Opcode op, RegId a, RegId b) {
-      RegId p = f_->addRegister(ScalarType::Pred, "%swp");
-      Instruction* o = f_->createInstruction(op);
-      o->addMod(typeMod(ScalarType::Pred));
-      o->addOperand(Operand::reg(p));
-      o->addOperand(Operand::reg(a));
-      if (b != kNoReg) o->addOperand(Operand::reg(b));
-      append(rootBlock, root, o);
-      return p;
-    };
-    const PredicatePlan plan = planPredicates(root, runs, dflt, ps, caseMasks_);
-    BlockMap<RegId> pred;
-    RegId bit = kNoReg;  // 1 << (selector - first), when some predicate tests the case masks
-    if (plan.bit) {
-      RegId t = root.sel;
-      if (plan.first != 0) {
-        t = f_->addRegister(ScalarType::U32, "%swi");
-        emitBinary(rootBlock, root, Opcode::Sub, ScalarType::S32, t, Operand::reg(root.sel), selectorImm(root, plan.first));
-      }
-      bit = f_->addRegister(ScalarType::U32, "%swi");
-      emitBinary(rootBlock, root, Opcode::Shl, ScalarType::B32, bit, Operand::imm(1), Operand::reg(t));
-    }
-    // A masked target's predicate: its bits of the case mask. Others: one predicate per run,
-    // or-ed; the default's is none of them.
-    for (const Run& r : runs) {
-      if (plan.masked.count(r.target)) {
-        if (!pred.count(r.target)) pred[r.target] = emitMaskTest(rootBlock, root, bit, caseMask(runs, plan.first, r.target), CmpOp::Ne);
-        continue;
-      }
-      RegId p = emitRunPredicate(rootBlock, root, r);
-      auto [it, fresh] = pred.emplace(r.target, p);
-      if (!fresh) it->second = logic(Opcode::Or, it->second, p);
-    }
-    if (dflt != ps.join) {
-      if (plan.bit)
-        pred[dflt] = emitMaskTest(rootBlock, root, bit, caseMask(runs, plan.first, nullptr), CmpOp::Eq);
-      else
-        pred[dflt] = emitDefaultPredicate(rootBlock, root, runs, pred, logic);
-    }
-    // A block's guard: the or of the predicates of the targets whose chain holds it.
-    for (BasicBlock* b : ps.blocks) {
-      RegId g = kNoReg;
-      for (BasicBlock* t : ps.by.at(b)) g = g == kNoReg ? pred.at(t) : logic(Opcode::Or, g, pred.at(t));
-      std::vector<Instruction*> body = *straightLine(b);
-      for (Instruction* i : body) {
-        Instruction* c = f_->cloneInstruction(*i);
-        if (!ps.unguarded.count(i)) c->setGuard(g, false);
-        c->setParent(rootBlock);
-        rootBlock->append(c);
-      }
-    }
-    Instruction* toJoin = f_->createInstruction(Opcode::Bra);
-    toJoin->addOperand(Operand::label(ps.join->label()));
-    append(rootBlock, root, toJoin);
-  }
-
-  // How a predicated switch computes its predicates. With `bit`, the selector's bit
-  // `1 << (selector - first)` is computed once (a 32-bit selector whose runs span at most 32
-  // values; a value outside the span shifts the 1 out, since PTX clamps a shift by 32 or more to
-  // 32, and a selector below `first` reads as a large unsigned amount), and the `masked`
-  // targets and the default test it against their case masks: an `and` and a `setp` against 0,
-  // which ptxas fuses into one LOP3 writing the predicate. The other targets test their runs.
-  struct PredicatePlan {
-    bool bit = false;
-    int64_t first = 0;
-    BlockSet masked;
-    unsigned cost = 0;  // instructions of the predicates, the ors of shared blocks' guards included
-  };
-
-  // The cheaper of the two ways (ties keep the runs): runs only, where a target costs a setp per
-  // run, a sub per run of several values and an or per extra run, and the default its form's
-  // count; or the shared bit (the sub and the shl), where each target whose runs cost two or
-  // more is masked and the default tests the mask of every case. Counted as ptxas 13.0 emits
-  // them (switch_holes): the shl two (the 1 goes into a register first), a mask test one (one
-  // LOP3 writes the predicate of the `and` and the `setp`).
-  static PredicatePlan planPredicates(const SwitchNode& root, const std::vector<Run>& runs, BasicBlock* dflt, const PredicatedSwitch& ps,
-                                      bool caseMasks) {
-    BlockMap<unsigned> runCost;
-    for (const Run& r : runs) {
-      auto [it, fresh] = runCost.emplace(r.target, 0);
-      it->second += (r.lo == r.hi ? 1 : 2) + (fresh ? 0 : 1);
-    }
-    unsigned shared = 0;
-    for (auto& [b, ts] : ps.by) shared += unsigned(ts.size()) - 1;
-    PredicatePlan plan;
-    plan.first = runs.front().lo;
-    plan.cost = shared + (dflt != ps.join ? defaultForm(root, runs, runCost.size()).second : 0);
-    for (auto& [t, c] : runCost) plan.cost += c;
-    const int64_t span = runs.back().hi - plan.first + 1;
-    if (!caseMasks || root.bits != 32 || span > 32) return plan;
-    PredicatePlan masked;
-    masked.bit = true;
-    masked.first = plan.first;
-    masked.cost = shared + (plan.first != 0 ? 1 : 0) + 2 + (dflt != ps.join ? 1 : 0);
-    for (auto& [t, c] : runCost) {
-      if (c >= 2) masked.masked.insert(t);
-      masked.cost += std::min(c, 1u);
-    }
-    return masked.cost < plan.cost ? masked : plan;
-  }
-
-  // The bits of the values (minus `first`) whose target is `t`, or of every case value when `t`
-  // is null.
-  static uint32_t caseMask(const std::vector<Run>& runs, int64_t first, const BasicBlock* t) {
-    uint32_t mask = 0;
-    for (const Run& r : runs)
-      if (!t || r.target == t)
-        for (int64_t v = r.lo; v <= r.hi; ++v) mask |= 1u << unsigned(v - first);
-    return mask;
-  }
-
-  // Appends `OP.TY D, X, Y` to `b`.
-  void emitBinary(BasicBlock* b, const SwitchNode& root, Opcode o, ScalarType ty, RegId d, Operand x, Operand y) {
-    append(b, root, buildInstruction(*f_, o, ty, {Operand::reg(d), x, y}, root.bra));
-  }
-
-  // Appends `and.b32 %t, BIT, MASK; setp.CMP.b32 %p, %t, 0`; returns %p.
-  RegId emitMaskTest(BasicBlock* b, const SwitchNode& root, RegId bit, uint32_t mask, CmpOp cmp) {
-    RegId t = f_->addRegister(ScalarType::U32, "%swi");
-    emitBinary(b, root, Opcode::And, ScalarType::B32, t, Operand::reg(bit), Operand::imm(int64_t(mask)));
-    return emitSetp(b, root, cmp, ScalarType::B32, t, Operand::imm(0));
-  }
-
-  // Appends to `b` the default's predicate, "the selector is in none of the runs", in the
-  // fewest instructions: when the runs leave no hole, the span's range check; when the span
-  // has holes and fits in 32 values of a 32-bit selector, a test of bit (selector - first) of
-  // the span's case mask (a shift by 32 or more, which every value outside the span gives
-  // when read unsigned, leaves 0); otherwise the not of the or of the runs' predicates.
-  enum class DefaultForm { Range, Mask, Chain };
-  // How the default's predicate is computed for `runs` leading to `targets` blocks, and in how
-  // many instructions.
-  static std::pair<DefaultForm, unsigned> defaultForm(const SwitchNode& root, const std::vector<Run>& runs, size_t targets) {
-    const int64_t first = runs.front().lo, span = runs.back().hi - first + 1;
-    bool holes = false;
-    for (size_t k = 1; k < runs.size(); ++k) holes |= runs[k].lo != runs[k - 1].hi + 1;
-    const unsigned offset = first != 0 ? 1 : 0;
-    if (!holes) return {DefaultForm::Range, 1 + offset};
-    if (root.bits == 32 && span <= 32 && targets > 3 + offset) return {DefaultForm::Mask, 3 + offset};
-    return {DefaultForm::Chain, unsigned(targets)};  // the ors over the targets' predicates, and the not
-  }
-
-  template <class Logic>
-  RegId emitDefaultPredicate(BasicBlock* b, const SwitchNode& root, const std::vector<Run>& runs, const BlockMap<RegId>& pred,
-                             Logic&& logic) {
-    const int64_t first = runs.front().lo, last = runs.back().hi, span = last - first + 1;
-    const DefaultForm form = defaultForm(root, runs, pred.size()).first;
-    if (form == DefaultForm::Range) {
-      // The complement of the run [first, last]: its check with >= instead of <.
-      RegId t = root.sel;
-      if (first != 0) {
-        t = f_->addRegister(unsignedType(root), "%swi");
-        Instruction* sub = f_->createInstruction(Opcode::Sub);
-        sub->addMod(typeMod(selectorType(root)));
-        sub->addOperand(Operand::reg(t));
-        sub->addOperand(Operand::reg(root.sel));
-        sub->addOperand(selectorImm(root, first));
-        append(b, root, sub);
-      }
-      return emitSetp(b, root, CmpOp::Ge, unsignedType(root), t, Operand::imm(span));
-    }
-    if (form == DefaultForm::Mask) {
-      const uint32_t mask = caseMask(runs, first, nullptr);
-      RegId t = root.sel;
-      if (first != 0) {
-        t = f_->addRegister(ScalarType::U32, "%swi");
-        emitBinary(b, root, Opcode::Sub, ScalarType::S32, t, Operand::reg(root.sel), selectorImm(root, first));
-      }
-      RegId bits = f_->addRegister(ScalarType::U32, "%swi");
-      emitBinary(b, root, Opcode::Shr, ScalarType::B32, bits, Operand::imm(int64_t(mask)), Operand::reg(t));
-      emitBinary(b, root, Opcode::And, ScalarType::B32, bits, Operand::reg(bits), Operand::imm(1));
-      return emitSetp(b, root, CmpOp::Eq, ScalarType::U32, bits, Operand::imm(0));
-    }
-    RegId any = kNoReg;
-    for (auto& [t, p] : pred) any = any == kNoReg ? p : logic(Opcode::Or, any, p);
-    return logic(Opcode::Not, any, kNoReg);
-  }
-
-  static Instruction* place(const SwitchNode& root, Instruction* i) {
-    i->setLoc(root.bra->loc());
-    i->setDebugLoc(root.bra->debugLoc());
-    return i;
-  }
-
-  Instruction* append(BasicBlock* b, const SwitchNode& root, Instruction* i) {
-    place(root, i)->setParent(b);
-    b->append(i);
-    return i;
-  }
-
-  // Removes the root's test: its setp and branch, or a root brx.idx and its table's declaration
-  // when no other brx.idx names the table.
-  void removeRootNode(BasicBlock* b, const SwitchNode& root) {
-    auto& rv = b->insts();
-    rv.erase(std::find(rv.begin(), rv.end(), root.bra));
-    if (root.setp) rv.erase(std::find(rv.begin(), rv.end(), root.setp));
-    if (!root.bra->is(Opcode::BrxIdx) || !(root.bra->operand(1).kind == OperandKind::Symbol)) return;
-    uint32_t table = root.bra->operand(1).id;
-    for (const BasicBlock* o : f_->blocks())
-      for (const Instruction* i : o->insts())
-        if (i->is(Opcode::BrxIdx) && i->numOperands() == 2 && i->operand(1).kind == OperandKind::Symbol && i->operand(1).id == table && i != root.bra) return;
-    for (auto it = rv.begin(); it != rv.end(); ++it)
-      if ((*it)->is(Opcode::BranchTargets) && (*it)->payload() == table) {
-        rv.erase(it);
-        return;
-      }
+    blocks.insert(blocks.begin() + long(dispatchAt), dispatch);
+    ctx_->count("jump-tables");
+    ctx_->count("cases", s.cases.size());
+    if (!s.divergent && !scoped_)
+      if (unsigned n = copyFunctionEnd(*f_, *ctx_, s.targets, rootBlock, dispatch, lv.liveOut[rootBlock->id()], tailLimit_))
+        where += ", the function's end copied into " + std::to_string(n) + " cases";
+    ctx_->remark(rootBlock, "jump-table", where + ", density " + std::to_string(s.density).substr(0, 4),
+                 {{"line", double(root.bra->loc().line)}, {"cases", double(s.cases.size())}, {"span", double(s.span)}});
   }
 
   // Removes the root's test and appends the table index to the root: the selector minus the
   // first case, widened first when the selector has 16 bits (sign- or zero-extended as the
   // tests read it). A 32-bit selector whose table starts at 0 is its own index.
   RegId emitIndex(BasicBlock* rootBlock, const SwitchNode& root, int64_t first) {
-    removeRootNode(rootBlock, root);
+    removeRootNode(*f_, rootBlock, root);
     RegId wide = root.sel;
     if (root.bits == 16) {
       wide = f_->addRegister(ScalarType::U32, "%swi");
@@ -1004,6 +512,17 @@ class SwitchOpt : public Pass {
     sub->addOperand(Operand::imm(int64_t(int32_t(uint32_t(first)))));
     append(rootBlock, root, sub);
     return idx;
+  }
+
+  // Appends a table's range check to `b`: `setp.gt.u32 %p, IDX, SPAN-1; @%p bra DEFAULT` (a value
+  // below the table's first wrapped around to a large unsigned number).
+  void emitRangeCheck(BasicBlock* b, const SwitchNode& root, RegId idx, int64_t span, BasicBlock* dflt) {
+    RegId p = emitSetp(*f_, b, root, CmpOp::Gt, ScalarType::U32, idx, Operand::imm(span - 1));
+    Instruction* br = f_->createInstruction(Opcode::Bra);
+    br->addOperand(Operand::label(dflt->label()));
+    br->setGuard(p, false);
+    append(b, root, br);
+    tried_.insert(br);  // with the brx.idx behind it, a switch already lowered
   }
 
   // ---- value tables (switch-to-lookup-table; the plan: SwitchValueTable.h) ------------------
@@ -1106,6 +625,79 @@ class SwitchOpt : public Pass {
                  {{"line", double(root.bra->loc().line)}, {"span", double(span)}, {"registers", double(vt.columns.size())}});
   }
 
+  // ---- compare trees ----------------------------------------------------------------------
+
+  void emitSearchTree(const SwitchShape& s, const Choice& c) {
+    const bool balanced = c.lowering == Lowering::BalancedTree;
+    for (BasicBlock* l : s.targets)
+      if (!l->hasLabel()) f_->addLabel(l, "$Lsw");
+    emitCompareTree(s.rootIndex, s.root, s.runs, s.dflt, balanced);
+    ctx_->count(balanced ? "search-trees" : "cascades");
+    ctx_->count("cases", s.ncases);
+    ctx_->remark(s.rootBlock, balanced ? "search-tree" : "cascade",
+                 c.where + ": " + std::to_string(s.runs.size()) + " runs, " + std::to_string(balanced ? bstDepth(s.runs.size()) : s.runs.size()) +
+                     " tests on the longest path",
+                 {{"line", double(s.root.bra->loc().line)}, {"cases", double(s.ncases)}, {"runs", double(s.runs.size())}});
+  }
+
+  // Replaces the root's test with a balanced search tree over `runs` (or a cascade, one test
+  // per run in order): `setp.gt` splits, then per run an equality or, for a run of several
+  // values, a range check on the selector minus the run's first value. Every path that
+  // matches no run ends at the default. The new blocks follow the root, each falling through
+  // to the next.
+  void emitCompareTree(size_t rootIndex, const SwitchNode& root, const std::vector<Run>& runs, BasicBlock* dflt, bool balanced) {
+    BasicBlock* cur = f_->blocks()[rootIndex];
+    removeRootNode(*f_, cur, root);
+    size_t insertAt = rootIndex + 1;
+    auto& blocks = f_->blocks();
+    auto start = [&](BasicBlock* b) {
+      blocks.insert(blocks.begin() + long(insertAt++), b);
+      cur = b;
+    };
+    auto branchOn = [&](RegId p, BasicBlock* to) {
+      Instruction* b = f_->createInstruction(Opcode::Bra);
+      b->addOperand(Operand::label(to->label()));
+      b->setGuard(p, false);
+      append(cur, root, b);
+      tried_.insert(b);  // the new tree is not a switch to lower again
+      start(f_->createBlock());
+    };
+    auto testRun = [&](const Run& r) { branchOn(emitRunPredicate(*f_, cur, root, r), r.target); };
+    auto toDefault = [&] {
+      Instruction* b = f_->createInstruction(Opcode::Bra);
+      b->addOperand(Operand::label(dflt->label()));
+      append(cur, root, b);
+    };
+    auto tree = [&](auto&& self, size_t lo, size_t hi) -> void {
+      if (!balanced || hi - lo <= kLeafRuns) {
+        for (size_t k = lo; k < hi; ++k) testRun(runs[k]);
+        toDefault();
+        return;
+      }
+      size_t mid = lo + (hi - lo) / 2;
+      BasicBlock* right = f_->createBlock();
+      f_->addLabel(right, "$Lsw");
+      branchOn(emitSetp(*f_, cur, root, CmpOp::Gt, selectorType(root), root.sel, selectorImm(root, runs[mid - 1].hi)), right);
+      self(self, lo, mid);
+      start(right);
+      self(self, mid, hi);
+    };
+    tree(tree, 0, runs.size());
+  }
+
+  // ---- predicated switches (the plan and the code: SwitchPredicated.h) -----------------------
+
+  void emitPredicatedSwitch(const SwitchShape& s, const Choice& c) {
+    const PredicatedSwitch& ps = *s.predicated;
+    emitPredicated(*f_, s.rootIndex, s.root, s.runs, s.dflt, ps, caseMasks_);
+    ctx_->count("predicated");
+    ctx_->count("cases", s.ncases);
+    ctx_->remark(s.rootBlock, "predicate",
+                 c.where + ": " + std::to_string(ps.blocks.size()) + " blocks, " + std::to_string(ps.size) + " instructions (" +
+                     std::to_string(ps.unguarded.size()) + " unguarded), no branch (" + c.why + ")",
+                 {{"line", double(s.root.bra->loc().line)}, {"cases", double(s.ncases)}, {"instructions", double(ps.size)}});
+  }
+
   Function* f_ = nullptr;
   FunctionAnalysisManager* am_ = nullptr;
   PassContext* ctx_ = nullptr;
@@ -1115,8 +707,7 @@ class SwitchOpt : public Pass {
   std::unordered_set<const Instruction*> tried_;
   int64_t minCases_ = 4, maxSpan_ = 256, budget_ = 64, maxTableBytes_ = 1024;
   bool valueTable_ = true, scoped_ = false;
-  std::string lowering_ = "auto";
-  int64_t bstGain_ = 2, predicateLimit_ = 32;
+  SwitchPolicy policy_;  // the knobs the choice reads (`lowering` parsed)
   bool speculate_ = true, caseMasks_ = true, hotFirst_ = true;
   int64_t tailLimit_ = 0;
   double minDensity_ = 0.4;

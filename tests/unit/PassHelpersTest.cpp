@@ -1,14 +1,16 @@
 // The pass helpers in src/passes/ tested directly (issue #32, item 7): the compare-tree node
 // arithmetic of switch-opt (`valueOf`, `holds`), the depth of its balanced search tree
-// (`bstDepth`), the conditional regions of the if-conversion passes (`findIfRegion`), the
-// lane facts of mask-regions and predication (`ThreadIndexFacts`), the model of ptxas they
-// share (`PtxasModel`, `BranchOdds`, `expectedBranchCost`, `convertedWins`), and mask-regions'
-// plans and costs (`buildPlan`, `ptxasKeptBranches`, `expectedCosts`, `decideRegion`). These run
-// without CUDA; the lit tests reach the same code only through whole passes.
+// (`bstDepth`), its choice of a lowering for hand-made switches (`choose`), the conditional
+// regions of the if-conversion passes (`findIfRegion`), the lane facts of mask-regions and
+// predication (`ThreadIndexFacts`), the model of ptxas they share (`PtxasModel`, `BranchOdds`,
+// `expectedBranchCost`, `convertedWins`), and mask-regions' plans and costs (`buildPlan`,
+// `ptxasKeptBranches`, `expectedCosts`, `decideRegion`). These run without CUDA; the lit tests
+// reach the same code only through whole passes.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -26,6 +28,7 @@
 #include "IfRegion.h"
 #include "MaskRegionsCost.h"
 #include "MaskRegionsPlan.h"
+#include "SwitchChoice.h"
 #include "SwitchCosts.h"
 #include "SwitchTree.h"
 #include "ThreadIndexFacts.h"
@@ -358,6 +361,261 @@ TEST(PassHelpersBstDepth, LargeRunCounts) {
   EXPECT_EQ(switchopt::bstDepth((size_t(1) << 20) + 1), 22u);  // 19 splits, leaves of up to 3
   // Monotone in n.
   for (size_t n = 1; n <= 5000; ++n) ASSERT_LE(switchopt::bstDepth(n - 1), switchopt::bstDepth(n)) << "n = " << n;
+}
+
+// ---- switchopt::choose ----------------------------------------------------------------------
+
+namespace {
+
+using switchopt::Lowering;
+
+// A dense uniform switch over 0..7 that the cost model allows a table: no plans, no profile.
+switchopt::SwitchShape denseShape() {
+  switchopt::SwitchShape s;
+  s.where = "compare tree at line 9 (8 tests, 8 constants): 8 cases over 8 values";
+  for (int64_t v = 0; v < 8; ++v) s.runs.push_back({v, v, nullptr});
+  s.ncases = 8;
+  s.last = 7;
+  s.span = 8;
+  s.density = 1;
+  s.tableFits = true;
+  s.longestPath = 8;
+  s.balancedDepth = switchopt::bstDepth(8);
+  s.branchingCost = 9 + 8;
+  return s;
+}
+
+switchopt::SwitchPolicy autoPolicy() { return {}; }
+
+switchopt::SwitchPolicy forced(Lowering l) {
+  switchopt::SwitchPolicy p;
+  p.forced = l;
+  return p;
+}
+
+switchopt::PredicatedSwitch predicatedOf(int64_t size) {
+  switchopt::PredicatedSwitch ps;
+  ps.size = size;
+  return ps;
+}
+
+}  // namespace
+
+TEST(PassHelpersChoose, TheLoweringKnob) {
+  EXPECT_EQ(switchopt::parseLowering("auto"), std::nullopt);
+  EXPECT_EQ(switchopt::parseLowering("table"), Lowering::Table);
+  EXPECT_EQ(switchopt::parseLowering("bst"), Lowering::BalancedTree);
+  EXPECT_EQ(switchopt::parseLowering("cascade"), Lowering::Cascade);
+  EXPECT_EQ(switchopt::parseLowering("predicate"), Lowering::Predicate);
+}
+
+TEST(PassHelpersChoose, AutoTakesAValueTableThenAJumpTable) {
+  switchopt::SwitchShape s = denseShape();
+  s.valueTable = switchopt::ValueTable{};
+  switchopt::Choice c = switchopt::choose(s, autoPolicy());
+  EXPECT_EQ(c.lowering, Lowering::ValueTable);
+  EXPECT_EQ(c.where, s.where);
+  EXPECT_TRUE(c.notes.empty());
+  // Without a plan: a jump table, after saying why there is no value table.
+  s.valueTable.reset();
+  s.valueTableWhy = "a case computes";
+  c = switchopt::choose(s, autoPolicy());
+  EXPECT_EQ(c.lowering, Lowering::Table);
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_EQ(c.notes[0].first, "no-value-table");
+  EXPECT_EQ(c.notes[0].second, s.where + ": a case computes");
+  // value-table=false: no note.
+  switchopt::SwitchPolicy p = autoPolicy();
+  p.valueTables = false;
+  EXPECT_TRUE(switchopt::choose(s, p).notes.empty());
+}
+
+TEST(PassHelpersChoose, WhatNoLoweringTakes) {
+  switchopt::SwitchShape s = denseShape();
+  s.valueTable = switchopt::ValueTable{};
+  s.blocked = "live";
+  s.blockedWhy = "the predicate of the test at line 9 is read later";
+  switchopt::Choice c = switchopt::choose(s, autoPolicy());
+  EXPECT_EQ(c.lowering, Lowering::Keep);
+  EXPECT_EQ(c.refused, "live");
+  EXPECT_EQ(c.why, s.blockedWhy);
+  // A divergent switch the cost model refuses, with neither predication nor a profile: the
+  // cost is the reason, before what blocks it.
+  s.divergent = true;
+  s.tableWhy = "2 cases against min-cases 4";
+  switchopt::SwitchPolicy p = autoPolicy();
+  p.predicateLimit = 0;
+  c = switchopt::choose(s, p);
+  EXPECT_EQ(c.refused, "cost");
+  EXPECT_EQ(c.why, s.tableWhy);
+  // A forced table over max-span.
+  s = denseShape();
+  s.tableFits = false;
+  s.tableWhy = "a span of 300 against max-span 256";
+  c = switchopt::choose(s, forced(Lowering::Table));
+  EXPECT_EQ(c.lowering, Lowering::Keep);
+  EXPECT_EQ(c.refused, "cost");
+}
+
+TEST(PassHelpersChoose, AUniformSwitchTheCostModelRefusesBecomesABalancedTreeWhenThatSavesBstGain) {
+  switchopt::SwitchShape s = denseShape();
+  s.tableWhy = "density 0.10 against min-density 0.40";
+  s.longestPath = 8;  // a cascade; balanced: 4
+  switchopt::Choice c = switchopt::choose(s, autoPolicy());
+  EXPECT_EQ(c.lowering, Lowering::BalancedTree);
+  EXPECT_EQ(c.where, s.where + ", longest path 8 tests");
+  s.longestPath = 5;  // saves 1 < bst-gain 2
+  c = switchopt::choose(s, autoPolicy());
+  EXPECT_EQ(c.lowering, Lowering::Keep);
+  EXPECT_EQ(c.refused, "cost");
+  EXPECT_EQ(c.why, s.tableWhy + "; a balanced tree would test 4 times on its longest path, the tree 5");
+  // Forced trees take any switch.
+  EXPECT_EQ(switchopt::choose(s, forced(Lowering::Cascade)).lowering, Lowering::Cascade);
+  EXPECT_EQ(switchopt::choose(s, forced(Lowering::BalancedTree)).lowering, Lowering::BalancedTree);
+}
+
+TEST(PassHelpersChoose, JumpTablesAlreadyAndBitTestsStayInAuto) {
+  switchopt::SwitchShape s = denseShape();
+  s.brxRoot = true;
+  switchopt::Choice c = switchopt::choose(s, autoPolicy());
+  EXPECT_EQ(c.lowering, Lowering::Keep);
+  EXPECT_EQ(c.refused, "table");
+  s.brxRoot = false;
+  s.bitTests = true;
+  c = switchopt::choose(s, autoPolicy());
+  EXPECT_EQ(c.refused, "bit-tests");
+  EXPECT_EQ(switchopt::choose(s, forced(Lowering::Table)).lowering, Lowering::Table);
+  // A range check and its brx.idx: even a forced table keeps them.
+  s.bitTests = false;
+  s.rangeCheckBrx = true;
+  c = switchopt::choose(s, forced(Lowering::Table));
+  EXPECT_EQ(c.lowering, Lowering::Keep);
+  EXPECT_EQ(c.why, "a range check and a brx.idx: a jump table already");
+}
+
+TEST(PassHelpersChoose, PredicationOnADivergentDenseSwitch) {
+  switchopt::SwitchShape s = denseShape();
+  s.divergent = true;
+  s.predicated = predicatedOf(8);
+  s.predicateCost = 9;
+  switchopt::Choice c = switchopt::choose(s, autoPolicy());
+  EXPECT_EQ(c.lowering, Lowering::Predicate);
+  EXPECT_EQ(c.why, "divergent selector");
+  EXPECT_EQ(c.where, s.where + ", 9 instructions of predicates against 17 of branching");
+  // Predicates that cost as much as the branching: a jump table, with a remark on the way.
+  s.predicateCost = 17;
+  c = switchopt::choose(s, autoPolicy());
+  EXPECT_EQ(c.lowering, Lowering::Table);
+  ASSERT_GE(c.notes.size(), 1u);
+  EXPECT_EQ(c.notes[0].first, "no-predicate");
+  EXPECT_EQ(c.notes[0].second, s.where + ": 17 instructions of predicates against 17 of branching (a table)");
+  // Bodies over predicate-limit; a selector some path sets to a constant.
+  s.predicateCost = 9;
+  s.predicated = predicatedOf(33);
+  c = switchopt::choose(s, autoPolicy());
+  EXPECT_EQ(c.notes[0].second, s.where + ": 33 instructions in the bodies against predicate-limit 32");
+  s.predicated = predicatedOf(8);
+  s.selectorConstantLine = 42;
+  c = switchopt::choose(s, autoPolicy());
+  EXPECT_EQ(c.lowering, Lowering::Table);
+  EXPECT_EQ(c.notes[0].second, s.where + ": the selector is a constant on the path through line 42; ptxas threads such paths to their case");
+  // A sparse one is kept: no predication without a profile, no table.
+  s.selectorConstantLine.reset();
+  s.tableWhy = "density 0.20 against min-density 0.40";
+  c = switchopt::choose(s, autoPolicy());
+  EXPECT_EQ(c.lowering, Lowering::Keep);
+  EXPECT_EQ(c.refused, "cost");
+  EXPECT_EQ(c.notes[0].second, s.where + ": " + s.tableWhy + " (a sparse switch is predicated only with a profile)");
+  // Forced: any plan, on any selector; no plan, kept.
+  s.divergent = false;
+  s.predicated = predicatedOf(100);
+  c = switchopt::choose(s, forced(Lowering::Predicate));
+  EXPECT_EQ(c.lowering, Lowering::Predicate);
+  EXPECT_EQ(c.why, "uniform selector");
+  s.predicated.reset();
+  s.predicatedWhy = "no case does anything";
+  c = switchopt::choose(s, forced(Lowering::Predicate));
+  EXPECT_EQ(c.lowering, Lowering::Keep);
+  EXPECT_EQ(c.refused, "predicate");
+  EXPECT_EQ(c.why, "no case does anything");
+}
+
+TEST(PassHelpersChoose, AProfileTakesTheFewestExpectedWarpInstructions) {
+  switchopt::SwitchShape s = denseShape();
+  s.profiled = true;
+  s.profile = switchopt::ProfileCosts{};
+  s.profile->tree = 300;
+  s.profile->table = 200;
+  s.profile->bst = 250;
+  switchopt::Choice c = switchopt::choose(s, autoPolicy());
+  EXPECT_EQ(c.lowering, Lowering::Table);
+  EXPECT_TRUE(c.byProfile);
+  EXPECT_EQ(c.where, s.where + " (profile, expected warp instructions: table 200, bst 250, keep 300)");
+  // The tree cheapest: kept.
+  s.profile->tree = 100;
+  c = switchopt::choose(s, autoPolicy());
+  EXPECT_EQ(c.lowering, Lowering::Keep);
+  EXPECT_EQ(c.refused, "profile");
+  EXPECT_EQ(c.why, "the tree costs least");
+  // A tie goes to the earlier: the value table before the jump table, the jump table before
+  // the predicated switch.
+  s.profile->tree = 300;
+  s.valueTable = switchopt::ValueTable{};
+  s.profile->valueTable = 200;
+  EXPECT_EQ(switchopt::choose(s, autoPolicy()).lowering, Lowering::ValueTable);
+  s.valueTable.reset();
+  s.predicated = predicatedOf(4);
+  s.profile->predicate = 200;
+  EXPECT_EQ(switchopt::choose(s, autoPolicy()).lowering, Lowering::Table);
+  s.profile->predicate = 199;
+  c = switchopt::choose(s, autoPolicy());
+  EXPECT_EQ(c.lowering, Lowering::Predicate);
+  EXPECT_EQ(c.why, "the profile");
+  // A divergent selector gets no balanced tree.
+  s.predicated.reset();
+  s.divergent = true;
+  s.profile->bst = 1;
+  EXPECT_EQ(switchopt::choose(s, autoPolicy()).lowering, Lowering::Table);
+  s.divergent = false;
+  EXPECT_EQ(switchopt::choose(s, autoPolicy()).lowering, Lowering::BalancedTree);
+  // Forced lowerings ignore the profile.
+  EXPECT_EQ(switchopt::choose(s, forced(Lowering::Cascade)).lowering, Lowering::Cascade);
+  EXPECT_FALSE(switchopt::choose(s, forced(Lowering::Cascade)).byProfile);
+}
+
+TEST(PassHelpersChoose, AProfilesHotRunFirst) {
+  switchopt::SwitchShape s = denseShape();
+  s.profiled = true;
+  s.profile = switchopt::ProfileCosts{};
+  s.profile->tree = 352;
+  s.profile->table = 160;
+  s.profile->bst = 200;
+  s.profile->hot = 104;
+  s.profile->hotRun = 0;
+  switchopt::Choice c = switchopt::choose(s, autoPolicy());
+  EXPECT_EQ(c.lowering, Lowering::HotFirst);
+  EXPECT_EQ(c.hotRun, 0);
+  EXPECT_EQ(c.where, s.where + " (profile, expected warp instructions: hot-first 104, table 160, bst 200, keep 352), the run 0..0 tested first");
+  // A value table it beat stays unbuilt (hot-first-value-table.test: the value table was
+  // emitted under this remark).
+  s.valueTable = switchopt::ValueTable{};
+  s.profile->valueTable = 120;
+  c = switchopt::choose(s, autoPolicy());
+  EXPECT_EQ(c.lowering, Lowering::HotFirst);
+  EXPECT_TRUE(c.notes.empty());
+  // So does one that the plain jump table beat.
+  s.profile->hot = 1000;
+  s.profile->valueTable = 161;
+  EXPECT_EQ(switchopt::choose(s, autoPolicy()).lowering, Lowering::Table);
+}
+
+TEST(PassHelpersChoose, AForcedTableIsAJumpTableEvenWhereAValueTableIsPlanned) {
+  switchopt::SwitchShape s = denseShape();
+  s.valueTable = switchopt::ValueTable{};
+  switchopt::Choice c = switchopt::choose(s, forced(Lowering::Table));
+  EXPECT_EQ(c.lowering, Lowering::Table);
+  EXPECT_TRUE(c.notes.empty());
+  EXPECT_EQ(switchopt::choose(s, autoPolicy()).lowering, Lowering::ValueTable);
 }
 
 // ---- findIfRegion ---------------------------------------------------------------------------
