@@ -13,7 +13,7 @@
 #include "ptxopt/ir/Semantics.h"
 #include "ptxopt/support/FloatBits.h"
 
-#include "IfRegion.h"
+#include "GuardedCode.h"
 #include "SwitchTree.h"
 
 namespace ptxopt::switchopt {

@@ -14,6 +14,12 @@ Instruction* buildInstruction(Function& f, Opcode op, ScalarType type, std::init
   return i;
 }
 
+Instruction* buildBra(Function& f, uint32_t label, RegId guard, bool negated, const Instruction* at) {
+  Instruction* i = buildInstruction(f, Opcode::Bra, ScalarType::None, {Operand::label(label)}, at);
+  if (guard != kNoReg) i->setGuard(guard, negated);
+  return i;
+}
+
 Operand predOperand(RegId r, bool negated) {
   Operand o = Operand::reg(r);
   if (negated) o.flags |= OperandFlag::Negated;

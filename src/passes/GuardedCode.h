@@ -29,6 +29,8 @@ namespace ptxopt {
 // at the source position of `at` (none when null): what the passes insert.
 Instruction* buildInstruction(Function& f, Opcode op, ScalarType type, std::initializer_list<Operand> ops,
                               const Instruction* at);
+// `[@[!]guard] bra LABEL`, at the position of `at` (none when null).
+Instruction* buildBra(Function& f, uint32_t label, RegId guard, bool negated, const Instruction* at);
 // A predicate operand, `%r` or `!%r`.
 Operand predOperand(RegId r, bool negated);
 // `and.pred dst, [!]a, [!]b` (or `or.pred`), at the position of `at`.

@@ -1,5 +1,7 @@
 #include "IfRegion.h"
 
+#include "GuardedCode.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <utility>

@@ -18,8 +18,6 @@
 #include "ptxopt/passes/PtxasModel.h"
 #include "ptxopt/support/BitVector.h"
 
-#include "GuardedCode.h"
-
 namespace ptxopt {
 
 // A block H ending in `@[!]%p bra T` whose two ways are chains of single-entry, single-exit

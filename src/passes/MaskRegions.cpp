@@ -33,6 +33,7 @@
 #include "ptxopt/passes/Passes.h"
 #include "ptxopt/passes/PtxasModel.h"
 
+#include "GuardedCode.h"
 #include "IfRegion.h"
 #include "MaskLoops.h"
 #include "MaskRegionsCost.h"

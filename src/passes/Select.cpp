@@ -35,6 +35,7 @@
 #include "ptxopt/ir/Module.h"
 #include "ptxopt/passes/Passes.h"
 
+#include "GuardedCode.h"
 #include "IfRegion.h"
 
 namespace ptxopt {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "IfRegion.h"
+#include "GuardedCode.h"
 
 namespace ptxopt::switchopt {
 
@@ -33,12 +33,9 @@ Instruction* append(BasicBlock* b, const SwitchNode& root, Instruction* i) {
 
 RegId emitSetp(Function& f, BasicBlock* b, const SwitchNode& root, CmpOp cmp, ScalarType ty, RegId on, Operand c) {
   RegId p = f.addRegister(ScalarType::Pred, "%swp");
-  Instruction* s = f.createInstruction(Opcode::Setp);
-  s->addMod(cmpMod(cmp));
+  Instruction* s = buildInstruction(f, Opcode::Setp, ScalarType::None, {Operand::reg(p), Operand::reg(on), c}, nullptr);
+  s->addMod(cmpMod(cmp));  // setp.CMP.TYPE
   s->addMod(typeMod(ty));
-  s->addOperand(Operand::reg(p));
-  s->addOperand(Operand::reg(on));
-  s->addOperand(c);
   append(b, root, s);
   return p;
 }
@@ -46,12 +43,7 @@ RegId emitSetp(Function& f, BasicBlock* b, const SwitchNode& root, CmpOp cmp, Sc
 RegId emitRunPredicate(Function& f, BasicBlock* b, const SwitchNode& root, const Run& r) {
   if (r.lo == r.hi) return emitSetp(f, b, root, CmpOp::Eq, selectorType(root), root.sel, selectorImm(root, r.lo));
   RegId t = f.addRegister(unsignedType(root), "%swi");
-  Instruction* sub = f.createInstruction(Opcode::Sub);
-  sub->addMod(typeMod(selectorType(root)));
-  sub->addOperand(Operand::reg(t));
-  sub->addOperand(Operand::reg(root.sel));
-  sub->addOperand(selectorImm(root, r.lo));
-  append(b, root, sub);
+  emitBinary(f, b, root, Opcode::Sub, selectorType(root), t, Operand::reg(root.sel), selectorImm(root, r.lo));
   return emitSetp(f, b, root, CmpOp::Lt, unsignedType(root), t, Operand::imm(r.hi - r.lo + 1));
 }
 

@@ -55,6 +55,7 @@
 #include "ptxopt/passes/Passes.h"
 
 #include "CaseConstants.h"
+#include "GuardedCode.h"
 #include "SwitchChoice.h"
 #include "SwitchCosts.h"
 #include "SwitchEmit.h"
@@ -453,9 +454,7 @@ class SwitchOpt : public Pass {
     if (c.lowering == Lowering::HotFirst) {
       // The hot run's test ends the root; the range check gets a block of its own.
       const Run& h = s.runs[size_t(c.hotRun)];
-      Instruction* br = f_->createInstruction(Opcode::Bra);
-      br->addOperand(Operand::label(h.target->label()));
-      br->setGuard(emitRunPredicate(*f_, rootBlock, root, h), false);
+      Instruction* br = buildBra(*f_, h.target->label(), emitRunPredicate(*f_, rootBlock, root, h), false, nullptr);
       append(rootBlock, root, br);
       tried_.insert(br);
       checkBlock = f_->createBlock();
@@ -471,9 +470,7 @@ class SwitchOpt : public Pass {
       auto it = s.cases.find(v);
       table->addOperand(Operand::label((it == s.cases.end() ? s.dflt : it->second)->label()));
     }
-    Instruction* brx = f_->createInstruction(Opcode::BrxIdx);
-    brx->addOperand(Operand::reg(idx));
-    brx->addOperand(Operand::symbol(tableName));
+    Instruction* brx = buildInstruction(*f_, Opcode::BrxIdx, ScalarType::None, {Operand::reg(idx), Operand::symbol(tableName)}, nullptr);
     for (Instruction* i : {table, brx}) {
       place(root, i)->setParent(dispatch);
       dispatch->append(i);
@@ -496,21 +493,15 @@ class SwitchOpt : public Pass {
     RegId wide = root.sel;
     if (root.bits == 16) {
       wide = f_->addRegister(ScalarType::U32, "%swi");
-      Instruction* widen = f_->createInstruction(Opcode::Cvt);
-      widen->addMod(typeMod(root.isSigned ? ScalarType::S32 : ScalarType::U32));
+      // cvt.{s,u}32.{s,u}16: the destination's type first.
+      Instruction* widen = buildInstruction(*f_, Opcode::Cvt, root.isSigned ? ScalarType::S32 : ScalarType::U32,
+                                            {Operand::reg(wide), Operand::reg(root.sel)}, nullptr);
       widen->addMod(typeMod(root.isSigned ? ScalarType::S16 : ScalarType::U16));
-      widen->addOperand(Operand::reg(wide));
-      widen->addOperand(Operand::reg(root.sel));
       append(rootBlock, root, widen);
     }
     if (first == 0) return wide;
     RegId idx = f_->addRegister(ScalarType::U32, "%swi");
-    Instruction* sub = f_->createInstruction(Opcode::Sub);
-    sub->addMod(typeMod(ScalarType::S32));
-    sub->addOperand(Operand::reg(idx));
-    sub->addOperand(Operand::reg(wide));
-    sub->addOperand(Operand::imm(int64_t(int32_t(uint32_t(first)))));
-    append(rootBlock, root, sub);
+    emitBinary(*f_, rootBlock, root, Opcode::Sub, ScalarType::S32, idx, Operand::reg(wide), Operand::imm(int64_t(int32_t(uint32_t(first)))));
     return idx;
   }
 
@@ -518,10 +509,7 @@ class SwitchOpt : public Pass {
   // below the table's first wrapped around to a large unsigned number).
   void emitRangeCheck(BasicBlock* b, const SwitchNode& root, RegId idx, int64_t span, BasicBlock* dflt) {
     RegId p = emitSetp(*f_, b, root, CmpOp::Gt, ScalarType::U32, idx, Operand::imm(span - 1));
-    Instruction* br = f_->createInstruction(Opcode::Bra);
-    br->addOperand(Operand::label(dflt->label()));
-    br->setGuard(p, false);
-    append(b, root, br);
+    Instruction* br = append(b, root, buildBra(*f_, dflt->label(), p, false, nullptr));
     tried_.insert(br);  // with the brx.idx behind it, a switch already lowered
   }
 
@@ -571,52 +559,32 @@ class SwitchOpt : public Pass {
       // Every value out of range reads the default's row, the last (a root brx.idx's index
       // whose and/rem keeps it within the rows needs no clamp).
       RegId clamped = f_->addRegister(ScalarType::U32, "%swi");
-      Instruction* mn = f_->createInstruction(Opcode::Min);
-      mn->addMod(typeMod(ScalarType::U32));
-      mn->addOperand(Operand::reg(clamped));
-      mn->addOperand(Operand::reg(idx));
-      mn->addOperand(Operand::imm(span));
-      append(rootBlock, root, mn);
+      emitBinary(*f_, rootBlock, root, Opcode::Min, ScalarType::U32, clamped, Operand::reg(idx), Operand::imm(span));
       idx = clamped;
     }
     RegId base = f_->addRegister(ScalarType::U64, "%swa");
     RegId off = f_->addRegister(ScalarType::U64, "%swa");
     RegId addr = f_->addRegister(ScalarType::U64, "%swa");
-    Instruction* mv = f_->createInstruction(Opcode::Mov);
-    mv->addMod(typeMod(ScalarType::U64));
-    mv->addOperand(Operand::reg(base));
-    mv->addOperand(Operand::symbol(nameId));
-    append(loads, root, mv);
-    Instruction* mul = f_->createInstruction(Opcode::Mul);
-    mul->addMod(Mod::Wide);
+    append(loads, root, buildInstruction(*f_, Opcode::Mov, ScalarType::U64, {Operand::reg(base), Operand::symbol(nameId)}, nullptr));
+    Instruction* mul = buildInstruction(*f_, Opcode::Mul, ScalarType::None,
+                                        {Operand::reg(off), Operand::reg(idx), Operand::imm(vt.stride)}, nullptr);
+    mul->addMod(Mod::Wide);  // mul.wide.u32
     mul->addMod(typeMod(ScalarType::U32));
-    mul->addOperand(Operand::reg(off));
-    mul->addOperand(Operand::reg(idx));
-    mul->addOperand(Operand::imm(vt.stride));
     append(loads, root, mul);
-    Instruction* add = f_->createInstruction(Opcode::Add);
-    add->addMod(typeMod(ScalarType::S64));
-    add->addOperand(Operand::reg(addr));
-    add->addOperand(Operand::reg(base));
-    add->addOperand(Operand::reg(off));
-    append(loads, root, add);
+    emitBinary(*f_, loads, root, Opcode::Add, ScalarType::S64, addr, Operand::reg(base), Operand::reg(off));
     for (const Column& c : vt.columns) {
-      Instruction* ld = f_->createInstruction(Opcode::Ld);
-      ld->addMod(spaceMod(space));
-      if (space == StateSpace::Global) ld->addMod(Mod::Nc);
-      ld->addMod(typeMod(c.bytes == 8 ? ScalarType::B64 : c.bytes == 4 ? ScalarType::B32 : ScalarType::B16));
-      ld->addOperand(Operand::reg(c.reg));
       Operand a;
       a.kind = OperandKind::Address;
       a.aux = static_cast<uint16_t>(AddressBase::Reg);
       a.id = addr;
       a.value = c.offset;
-      ld->addOperand(a);
+      Instruction* ld = buildInstruction(*f_, Opcode::Ld, ScalarType::None, {Operand::reg(c.reg), a}, nullptr);
+      ld->addMod(spaceMod(space));  // ld.SPACE[.nc].bN
+      if (space == StateSpace::Global) ld->addMod(Mod::Nc);
+      ld->addMod(typeMod(c.bytes == 8 ? ScalarType::B64 : c.bytes == 4 ? ScalarType::B32 : ScalarType::B16));
       append(loads, root, ld);
     }
-    Instruction* toJoin = f_->createInstruction(Opcode::Bra);
-    toJoin->addOperand(Operand::label(vt.join->label()));
-    append(loads, root, toJoin);
+    append(loads, root, buildBra(*f_, vt.join->label(), kNoReg, false, nullptr));
     ctx_->count("value-tables");
     ctx_->remark(rootBlock, "value-table",
                  where + ", density " + std::to_string(density).substr(0, 4) + ": " + std::to_string(vt.columns.size()) +
@@ -655,18 +623,13 @@ class SwitchOpt : public Pass {
       cur = b;
     };
     auto branchOn = [&](RegId p, BasicBlock* to) {
-      Instruction* b = f_->createInstruction(Opcode::Bra);
-      b->addOperand(Operand::label(to->label()));
-      b->setGuard(p, false);
-      append(cur, root, b);
+      Instruction* b = append(cur, root, buildBra(*f_, to->label(), p, false, nullptr));
       tried_.insert(b);  // the new tree is not a switch to lower again
       start(f_->createBlock());
     };
     auto testRun = [&](const Run& r) { branchOn(emitRunPredicate(*f_, cur, root, r), r.target); };
     auto toDefault = [&] {
-      Instruction* b = f_->createInstruction(Opcode::Bra);
-      b->addOperand(Operand::label(dflt->label()));
-      append(cur, root, b);
+      append(cur, root, buildBra(*f_, dflt->label(), kNoReg, false, nullptr));
     };
     auto tree = [&](auto&& self, size_t lo, size_t hi) -> void {
       if (!balanced || hi - lo <= kLeafRuns) {

@@ -6,7 +6,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "IfRegion.h"
+#include "GuardedCode.h"
 #include "SwitchEmit.h"
 
 namespace ptxopt::switchopt {
@@ -71,12 +71,7 @@ RegId emitDefaultPredicate(Function& f, BasicBlock* b, const SwitchNode& root, c
     RegId t = root.sel;
     if (first != 0) {
       t = f.addRegister(unsignedType(root), "%swi");
-      Instruction* sub = f.createInstruction(Opcode::Sub);
-      sub->addMod(typeMod(selectorType(root)));
-      sub->addOperand(Operand::reg(t));
-      sub->addOperand(Operand::reg(root.sel));
-      sub->addOperand(selectorImm(root, first));
-      append(b, root, sub);
+      emitBinary(f, b, root, Opcode::Sub, selectorType(root), t, Operand::reg(root.sel), selectorImm(root, first));
     }
     return emitSetp(f, b, root, CmpOp::Ge, unsignedType(root), t, Operand::imm(span));
   }
@@ -160,32 +155,22 @@ std::optional<PredicatedSwitch> planPredicated(Function& f, const SwitchTreeRead
   // through a definition, and every definition is in B, which it does not pass. Guarded, the
   // temporary would cost ptxas a select to keep each other lane's old value.
   if (speculate) {
-    std::unordered_map<RegId, const BasicBlock*> defBlock;  // nullptr: written in several blocks
-    for (const BasicBlock* b : f.blocks())
-      for (const Instruction* i : b->insts())
-        i->forEachDefReg([&](RegId r) {
-          auto [it, fresh] = defBlock.emplace(r, b);
-          if (!fresh && it->second != b) it->second = nullptr;
-        });
+    const DefinitionSites defs(f);
     for (BasicBlock* b : ps.blocks) {
-      const std::vector<Instruction*> body = *straightLine(b);
-      for (const Instruction* i : body) {
-        if (!i->isSpeculatable()) continue;
-        bool ok = true;
-        i->forEachDefReg([&](RegId r) {
-          ok = ok && defBlock.at(r) == b && !lv.liveIn[rootBlock->id()].test(r) && !lv.liveIn[ps.join->id()].test(r);
-        });
-        if (ok) ps.unguarded.insert(i);
-      }
+      auto onlyB = [b](const BasicBlock* site) { return site == b; };
+      const std::vector<Instruction*> body = *straightLine(b);  // (a copy: the optional is a temporary)
+      for (const Instruction* i : body)
+        if (writesOnlyPrivateTemporaries(*i, defs, onlyB, {&lv.liveIn[rootBlock->id()], &lv.liveIn[ps.join->id()]}))
+          ps.unguarded.insert(i);
     }
     // So may the first write in the line of a register dead after the root block (the first
     // write of a switch's result, dense_switch).
-    std::unordered_set<RegId> written;
+    FirstWrites firstWrites(lv.liveOut[rootBlock->id()]);
     for (BasicBlock* b : ps.blocks) {
       const std::vector<Instruction*> body = *straightLine(b);
       for (const Instruction* i : body) {
-        if (firstWriteMayRunUnguarded(*i, written, lv.liveOut[rootBlock->id()])) ps.unguarded.insert(i);
-        i->forEachDefReg([&](RegId r) { written.insert(r); });
+        if (firstWrites.mayRunUnguarded(*i)) ps.unguarded.insert(i);
+        firstWrites.after(*i);
       }
     }
   }
@@ -231,10 +216,7 @@ void emitPredicated(Function& f, size_t rootIndex, const SwitchNode& root, const
   if (!ps.join->hasLabel()) f.addLabel(ps.join, "$Lsw");
   auto logic = [&](Opcode op, RegId a, RegId b) {
     RegId p = f.addRegister(ScalarType::Pred, "%swp");
-    Instruction* o = f.createInstruction(op);
-    o->addMod(typeMod(ScalarType::Pred));
-    o->addOperand(Operand::reg(p));
-    o->addOperand(Operand::reg(a));
+    Instruction* o = buildInstruction(f, op, ScalarType::Pred, {Operand::reg(p), Operand::reg(a)}, nullptr);
     if (b != kNoReg) o->addOperand(Operand::reg(b));
     append(rootBlock, root, o);
     return p;
@@ -280,9 +262,7 @@ void emitPredicated(Function& f, size_t rootIndex, const SwitchNode& root, const
       rootBlock->append(c);
     }
   }
-  Instruction* toJoin = f.createInstruction(Opcode::Bra);
-  toJoin->addOperand(Operand::label(ps.join->label()));
-  append(rootBlock, root, toJoin);
+  append(rootBlock, root, buildBra(f, ps.join->label(), kNoReg, false, nullptr));
 }
 
 }  // namespace ptxopt::switchopt

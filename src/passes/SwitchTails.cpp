@@ -8,7 +8,7 @@
 
 #include "ptxopt/ir/Cfg.h"
 
-#include "IfRegion.h"
+#include "GuardedCode.h"
 
 namespace ptxopt::switchopt {
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "IfRegion.h"
+#include "GuardedCode.h"
 
 namespace ptxopt::switchopt {
 
