@@ -25,6 +25,8 @@
 #include "ptxopt/passes/Passes.h"
 #include "ptxopt/ptx/Printer.h"
 
+#include "GuardedCode.h"
+
 namespace ptxopt {
 
 namespace {
@@ -157,11 +159,8 @@ class BranchOpt : public Pass {
       auto labels = branchTargetLabels(*t, tables_);
       if (!t->hasGuard() && !labels.empty() &&
           std::all_of(labels.begin(), labels.end(), [&](uint32_t l) { return f_->labelBlock(l) == f_->labelBlock(labels[0]); })) {
-        Instruction* bra = f_->createInstruction(Opcode::Bra);
-        bra->setLoc(t->loc());
-        bra->setDebugLoc(t->debugLoc());
+        Instruction* bra = buildBra(*f_, labels[0], kNoReg, false, t);
         bra->addMod(Mod::Uni);
-        bra->addOperand(Operand::label(labels[0]));
         auto& v = b->insts();
         *std::find(v.begin(), v.end(), t) = bra;
         bra->setParent(b);

@@ -257,13 +257,9 @@ class MaskRegions : public Pass {
           break;
         }
         case Step::Kind::SkipBranch: {
-          Instruction* i = f_->createInstruction(Opcode::Bra);
+          Instruction* i = buildBra(*f_, labelIds[s.label], reg(s.guard.id), s.guard.neg, &at);
           i->addMod(Mod::Uni);
-          i->addOperand(Operand::label(labelIds[s.label]));
-          i->setGuard(reg(s.guard.id), s.guard.neg);
           skipBranches_.insert(i);
-          i->setLoc(at.loc());
-          i->setDebugLoc(at.debugLoc());
           body.push_back(i);
           flush();
           cur = f_->createBlock();  // the side, entered by falling through
@@ -290,11 +286,8 @@ class MaskRegions : public Pass {
     size_t after = at + newBlocks.size();
     if (after >= blocks.size() || blocks[after] != X) {
       if (!X->hasLabel()) f_->addLabel(X, "$L__mask_join");
-      Instruction* j = f_->createInstruction(Opcode::Bra);
+      Instruction* j = buildBra(*f_, X->label(), kNoReg, false, br);
       j->addMod(Mod::Uni);
-      j->addOperand(Operand::label(X->label()));
-      j->setLoc(br->loc());
-      j->setDebugLoc(br->debugLoc());
       body.push_back(j);
     }
     flush();
