@@ -58,12 +58,26 @@ bool firstWriteMayRunUnguarded(const Instruction& i, const std::unordered_set<Re
 }
 
 DefinitionSites::DefinitionSites(const Function& f) {
-  for (const BasicBlock* b : f.blocks())
-    for (const Instruction* i : b->insts())
-      i->forEachDefReg([&](RegId r) {
-        auto& v = sites_[r];
-        if (v.empty() || v.back() != b) v.push_back(b);
-      });
+  // Two walks: count each register's blocks, then place them (a counting sort by register).
+  const size_t n = f.regs().size();
+  std::vector<const BasicBlock*> last(n, nullptr);
+  start_.assign(n + 1, 0);
+  auto each = [&](auto&& visit) {
+    std::fill(last.begin(), last.end(), nullptr);
+    for (const BasicBlock* b : f.blocks())
+      for (const Instruction* i : b->insts())
+        i->forEachDefReg([&](RegId r) {
+          if (r < n && last[r] != b) {
+            last[r] = b;
+            visit(r, b);
+          }
+        });
+  };
+  each([&](RegId r, const BasicBlock*) { ++start_[r + 1]; });
+  for (size_t r = 0; r < n; ++r) start_[r + 1] += start_[r];
+  sites_.resize(start_[n]);
+  std::vector<uint32_t> fill(start_.begin(), start_.end() - 1);
+  each([&](RegId r, const BasicBlock* b) { sites_[fill[r]++] = b; });
 }
 
 void GuardedLine::add(Instruction* i) {

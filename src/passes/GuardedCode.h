@@ -73,17 +73,18 @@ class DefinitionSites {
  public:
   explicit DefinitionSites(const Function& f);
   // Whether every block writing `r` satisfies `inScope`.
+  // Whether every block writing `r` satisfies `inScope` (registers added since: none writes them).
   template <class InScope>
   bool allIn(RegId r, InScope&& inScope) const {
-    auto s = sites_.find(r);
-    if (s == sites_.end()) return true;
-    for (const BasicBlock* b : s->second)
-      if (!inScope(b)) return false;
+    if (r + 1 >= start_.size()) return true;
+    for (uint32_t k = start_[r]; k < start_[r + 1]; ++k)
+      if (!inScope(sites_[k])) return false;
     return true;
   }
 
  private:
-  std::unordered_map<RegId, std::vector<const BasicBlock*>> sites_;
+  std::vector<uint32_t> start_;  // register r's blocks are sites_[start_[r], start_[r + 1])
+  std::vector<const BasicBlock*> sites_;
 };
 
 // Whether `i` may run unguarded, for every lane, because all it writes are private temporaries of
