@@ -68,14 +68,11 @@ namespace {
 
 // Builds one plan, step by step (build). Each check returns false to give up: with
 // `refusal_` set (refuse) when the region is refused, without when it is silently skipped.
-// The analyses and knobs keep the names the pass gave them, so the code reads as it did there.
+// It reads the analyses and knobs through `in_` (the CFG, the most used, as `cfg`).
 class PlanBuilder {
  public:
   PlanBuilder(uint32_t entry, const PlanInputs& inputs, Refusal& refusal)
-      : f_(inputs.f), cfg(inputs.cfg), dom(inputs.dom), pdt(inputs.pdt), uni(inputs.uni), lv(inputs.lv),
-        defSites_(inputs.defSites), pinned_(inputs.pinned), touched_(inputs.touched), speculate_(inputs.speculate),
-        syncVotes_(inputs.syncVotes), bosccMin_(inputs.bosccMin), refusal_(refusal), e(entry),
-        E(const_cast<BasicBlock*>(cfg.rpo[e])), br(conditionalBranch(*E)) {}
+      : in_(inputs), cfg(inputs.cfg), refusal_(refusal), e(entry), E(const_cast<BasicBlock*>(cfg.rpo[e])), br(conditionalBranch(*E)) {}
 
   std::optional<Plan> build() {
     if (!findExit() || !collectBlocks() || !checkShape()) return std::nullopt;
@@ -100,13 +97,13 @@ class PlanBuilder {
   // E's branch must be able to split a warp, and the two ways must meet again at X without an
   // early exit between.
   bool findExit() {
-    if (!costMayDiverge(uni, E))
+    if (!costMayDiverge(in_.uni, E))
       return refuse("uniform",
-                    uni.isDivergentBranch(E)
+                    in_.uni.isDivergentBranch(E)
                         ? "the branch is a bra.uni: the PTX asserts that no warp splits on it (a warp runs one side only)"
                         : "the branch is warp-uniform (a warp runs one side only)");
-    x = pdt.ipdom(e);
-    if (x == pdt.virtualExit || x >= cfg.size())
+    x = in_.pdt.ipdom(e);
+    if (x == in_.pdt.virtualExit || x >= cfg.size())
       return refuse("no-exit", "the sides do not meet again (an exit or a loop that never leaves)");
     // An early exit (`if (i >= n) return;` around the whole body): ptxas ends those lanes with a
     // guarded EXIT; predicating the body under the bound would only add guards.
@@ -128,7 +125,7 @@ class PlanBuilder {
   bool collectBlocks() {
     inner = reach(cfg, e, x, false);
     for (uint32_t b : inner)
-      if (touched_.count(cfg.rpo[b])) return false;  // converted in this walk: the next one sees it
+      if (in_.touched.count(cfg.rpo[b])) return false;  // converted in this walk: the next one sees it
     in.assign(cfg.size(), 0);
     in[e] = 1;
     for (uint32_t b : inner) {
@@ -143,14 +140,14 @@ class PlanBuilder {
   bool checkShape() {
     for (uint32_t b : inner) {
       const BasicBlock* B = cfg.rpo[b];
-      if (!dom.tree.dominates(e, b)) return refuse("side-entry", B->name() + " is entered from outside the region");
+      if (!in_.dom.tree.dominates(e, b)) return refuse("side-entry", B->name() + " is entered from outside the region");
       // (Unreachable blocks count: a branch of one would name a block that left the layout.)
       for (const BasicBlock* q : B->preds())
         if (cfg.index(q) < 0 || !in[uint32_t(cfg.index(q))])
           return refuse("side-entry", B->name() + " is entered from outside the region");
       for (uint32_t s : cfg.succ[b])
         if (in[s] && s <= b) return refuse("loop", "a loop inside the region (" + cfg.rpo[s]->name() + ")");
-      if (B->hasLabel() && pinned_.count(f_.labelName(B->label())))
+      if (B->hasLabel() && in_.pinned.count(in_.f.labelName(B->label())))
         return refuse("pinned", "a debug section or a branch table names " + B->name());
       const Instruction* t = B->terminator();
       bool conditional = cfg.succ[b].size() == 2;
@@ -174,8 +171,8 @@ class PlanBuilder {
   // blocks of a side stay together; among blocks readied together, the earlier in the layout.
   bool orderBlocks() {
     std::vector<size_t> layout(cfg.size(), 0);  // by RPO number: the place in the layout
-    for (size_t k = 0; k < f_.blocks().size(); ++k) {
-      int32_t r = cfg.index(f_.blocks()[k]);
+    for (size_t k = 0; k < in_.f.blocks().size(); ++k) {
+      int32_t r = cfg.index(in_.f.blocks()[k]);
       if (r >= 0) layout[uint32_t(r)] = k;
     }
     std::vector<uint32_t> indeg(cfg.size(), 0);
@@ -204,7 +201,7 @@ class PlanBuilder {
     std::vector<unsigned> nest(cfg.size(), 0);
     for (uint32_t d : p.order)
       if (cfg.succ[d].size() == 2) {
-        uint32_t j = pdt.ipdom(d);
+        uint32_t j = in_.pdt.ipdom(d);
         for (uint32_t b : reach(cfg, d, j, false))
           if (in[b]) p.depth = std::max(p.depth, ++nest[b]);
       }
@@ -217,9 +214,9 @@ class PlanBuilder {
   void findContributions() {
     auto highest = [&](uint32_t pred, uint32_t b) -> std::optional<uint32_t> {
       std::optional<uint32_t> best;
-      for (int32_t d = int32_t(pred);; d = dom.tree.idom(uint32_t(d))) {
+      for (int32_t d = int32_t(pred);; d = in_.dom.tree.idom(uint32_t(d))) {
         if (d < 0 || !in[uint32_t(d)]) break;
-        if (pdt.tree.dominates(b, uint32_t(d))) best = uint32_t(d);
+        if (in_.pdt.tree.dominates(b, uint32_t(d))) best = uint32_t(d);
         if (uint32_t(d) == e) break;
       }
       return best;
@@ -241,28 +238,28 @@ class PlanBuilder {
   // Sides that get a skip: the successor S of a conditional block whose blocks up to S's
   // post-dominator are contiguous from S, dominated by S, and leave only to it.
   void findSkips() {
-    if (syncVotes_ >= 0)
+    if (in_.syncVotes >= 0)
       for (uint32_t d : p.order) {
         if (cfg.succ[d].size() != 2) continue;
-        bool uniform = d != e && !uni.isDivergentBranch(cfg.rpo[d]);
+        bool uniform = d != e && !in_.uni.isDivergentBranch(cfg.rpo[d]);
         for (uint32_t s : cfg.succ[d]) {
-          if (!in[s] || s == pdt.ipdom(d) || skipAt.count(pos[s])) continue;
-          uint32_t xs = pdt.ipdom(s);
+          if (!in[s] || s == in_.pdt.ipdom(d) || skipAt.count(pos[s])) continue;
+          uint32_t xs = in_.pdt.ipdom(s);
           std::vector<uint32_t> side = reach(cfg, s, xs, true);
           bool ok = !side.empty();
           unsigned insts = 0;
           int last = pos[s];
           for (uint32_t b : side) {
-            if (!in[b] || !dom.tree.dominates(s, b)) ok = false;
+            if (!in[b] || !in_.dom.tree.dominates(s, b)) ok = false;
             if (!ok) break;
             last = std::max(last, pos[b]);
             for (uint32_t t : cfg.succ[b])
-              if (t != xs && (!in[t] || !dom.tree.dominates(s, t))) ok = false;
+              if (t != xs && (!in[t] || !in_.dom.tree.dominates(s, t))) ok = false;
             for (const Instruction* i : cfg.rpo[b]->insts())
               if (!(i == cfg.rpo[b]->terminator() && i->is(Opcode::Bra))) ++insts;
           }
           if (!ok || last - pos[s] + 1 != int(side.size())) continue;
-          if (!uniform && (bosccMin_ <= 0 || insts < unsigned(bosccMin_))) continue;
+          if (!uniform && (in_.bosccMin <= 0 || insts < unsigned(in_.bosccMin))) continue;
           skipAt[pos[s]] = Skip{last + 1, uniform};
         }
       }
@@ -358,21 +355,21 @@ class PlanBuilder {
     auto privateTemp = [&](const Instruction* i, uint32_t b) {
       auto dominatedByB = [&](const BasicBlock* site) {
         int32_t k = cfg.index(site);
-        return k < 0 || (in[uint32_t(k)] && dom.tree.dominates(b, uint32_t(k)));
+        return k < 0 || (in[uint32_t(k)] && in_.dom.tree.dominates(b, uint32_t(k)));
       };
-      return speculate_ && writesOnlyPrivateTemporaries(*i, defSites_, dominatedByB, {&lv.liveIn[E->id()], &lv.liveIn[X->id()]});
+      return in_.speculate && writesOnlyPrivateTemporaries(*i, in_.defSites, dominatedByB, {&in_.lv.liveIn[E->id()], &in_.lv.liveIn[X->id()]});
     };
 
     // The first write in the line of a register dead into E may also run for every lane
     // (firstWriteMayRunUnguarded). The region is acyclic, so the line runs each instruction at
     // most once (regions refuse loops; MaskLoops runs after the walks and guards a loop body,
     // these instructions included, with the loop's mask).
-    FirstWrites firstWrites(lv.liveIn[E->id()]);
-    auto firstWrite = [&](const Instruction* i) { return speculate_ && firstWrites.mayRunUnguarded(*i); };
+    FirstWrites firstWrites(in_.lv.liveIn[E->id()]);
+    auto firstWrite = [&](const Instruction* i) { return in_.speculate && firstWrites.mayRunUnguarded(*i); };
 
     std::map<int, int> labelAt;  // position -> plan label
     int memberMask = -1;
-    if (!skipAt.empty() && syncVotes_ == 1) {
+    if (!skipAt.empty() && in_.syncVotes == 1) {
       memberMask = newValue(ScalarType::B32);
     }
     for (size_t k = 0; k < p.order.size(); ++k) {
@@ -456,7 +453,7 @@ class PlanBuilder {
       std::unordered_set<RegId> defs;
       for (const Instruction* i : cfg.rpo[b]->insts())
         i->forEachDefReg([&](RegId r) {
-          if (lv.liveIn[xb->id()].test(r)) defs.insert(r);
+          if (in_.lv.liveIn[xb->id()].test(r)) defs.insert(r);
         });
       p.mergedDefs += unsigned(defs.size());
     }
@@ -472,19 +469,9 @@ class PlanBuilder {
     bool uniform = false;
   };
 
-  // The inputs.
-  const Function& f_;
+  // The inputs (cfg, the most used, under its own name).
+  const PlanInputs& in_;
   const CfgInfo& cfg;
-  const DominatorTree& dom;
-  const PostDominatorTree& pdt;
-  const UniformityInfo& uni;
-  const Liveness& lv;
-  const DefinitionSites& defSites_;
-  const std::unordered_set<std::string_view>& pinned_;
-  const std::unordered_set<const BasicBlock*>& touched_;
-  bool speculate_;
-  int syncVotes_;
-  int64_t bosccMin_;
   Refusal& refusal_;
 
   // The region, filled step by step.
