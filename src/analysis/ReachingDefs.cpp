@@ -299,8 +299,8 @@ ReachingDefs ReachingDefsAnalysis::run(const Function& f, FunctionAnalysisManage
       };
       uint32_t firstUse = static_cast<uint32_t>(rd.uses_.size());
       inst->forEachUseReg([&](RegId r) {
-        for (uint32_t k = firstUse; k < rd.uses_.size(); ++k)
-          if (rd.uses_[k].reg == r) return;  // each register once per instruction
+        for (uint32_t j = firstUse; j < rd.uses_.size(); ++j)
+          if (rd.uses_[j].reg == r) return;  // each register once per instruction
         ReachingDefs::UseRange u{r, static_cast<uint32_t>(rd.reachingFlat_.size()), 0, true};
         const auto& defs = rd.defsOfReg_[r];
         auto add = [&](uint32_t d) {

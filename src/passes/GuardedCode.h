@@ -8,7 +8,8 @@
 //     before the construct (FirstWrites);
 //   - the conjunction of a way's guard with the guard an instruction already carries, one per run
 //     of instructions under the same guard (ConjunctionCache, GuardedLine);
-//   - how an inserted instruction is built (buildInstruction and friends).
+//   - how an inserted instruction is built (buildInstruction and friends; nested-cond and
+//     branch-opt build theirs with them too).
 #pragma once
 
 #include <initializer_list>
@@ -72,11 +73,10 @@ class FirstWrites {
 class DefinitionSites {
  public:
   explicit DefinitionSites(const Function& f);
-  // Whether every block writing `r` satisfies `inScope`.
   // Whether every block writing `r` satisfies `inScope` (registers added since: none writes them).
   template <class InScope>
   bool allIn(RegId r, InScope&& inScope) const {
-    if (r + 1 >= start_.size()) return true;
+    if (size_t(r) + 1 >= start_.size()) return true;
     for (uint32_t k = start_[r]; k < start_[r + 1]; ++k)
       if (!inScope(sites_[k])) return false;
     return true;

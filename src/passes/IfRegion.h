@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,7 +15,6 @@
 #include "ptxopt/ir/Function.h"
 #include "ptxopt/passes/Pass.h"
 #include "ptxopt/passes/PtxasModel.h"
-#include "ptxopt/support/BitVector.h"
 
 namespace ptxopt {
 

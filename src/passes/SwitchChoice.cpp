@@ -146,14 +146,27 @@ std::optional<Lowering> parseLowering(std::string_view knob) {
   return std::nullopt;  // auto
 }
 
+namespace {
+
+bool tryPredicate(const SwitchShape& s, const SwitchPolicy& p) {
+  return p.forced == Lowering::Predicate || (!p.forced && s.divergent && p.predicateLimit > 0);
+}
+
+}  // namespace
+
+bool mayPredicate(const SwitchShape& s, const SwitchPolicy& p) { return tryPredicate(s, p) || (!p.forced && s.profiled); }
+
+bool refusedOnCost(const SwitchShape& s, const SwitchPolicy& p) {
+  return !p.forced && !s.tableWhy.empty() && s.divergent && !mayPredicate(s, p);
+}
+
 Choice choose(const SwitchShape& s, const SwitchPolicy& p) {
   Choice c;
   c.where = s.where;
   const bool automatic = !p.forced;
-  const bool tryPredicate = p.forced == Lowering::Predicate || (automatic && s.divergent && p.predicateLimit > 0);
 
   // 1. What no lowering takes.
-  if (automatic && !s.tableWhy.empty() && s.divergent && !tryPredicate && !s.profiled) return keep(std::move(c), "cost", s.tableWhy);
+  if (refusedOnCost(s, p)) return keep(std::move(c), "cost", s.tableWhy);
   if (p.forced == Lowering::Table && !s.tableFits) return keep(std::move(c), "cost", s.tableWhy);
   if (!s.blocked.empty()) return keep(std::move(c), s.blocked, s.blockedWhy);
 
@@ -164,7 +177,7 @@ Choice choose(const SwitchShape& s, const SwitchPolicy& p) {
   if (automatic && s.tableWhy.empty() && s.valueTable) return take(std::move(c), Lowering::ValueTable);
 
   // 4. Predication: every case body, guarded by its own predicate, in one straight line.
-  if (tryPredicate) {
+  if (tryPredicate(s, p)) {
     std::string why = whyNotPredicated(s, p, c);
     if (s.predicated && why.empty()) return take(std::move(c), Lowering::Predicate, s.divergent ? "divergent selector" : "uniform selector");
     if (p.forced) return keep(std::move(c), "predicate", why);

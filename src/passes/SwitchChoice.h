@@ -36,8 +36,9 @@ enum class Lowering {
 std::optional<Lowering> parseLowering(std::string_view knob);
 
 // One switch as analyze read it: the tree, its runs and default, and every fact the choice
-// reads. The plans (value table, predicated switch) and the profile's figures are made only for
-// a switch that no fact below `blocked` rules out.
+// reads. The plans (value table, predicated switch) and the profile's figures are made only where
+// the choice can read them: not for a switch that `blocked` or refusedOnCost rules out, the
+// predicated switch only where mayPredicate, the profile's figures only in auto.
 struct SwitchShape {
   // The tree.
   size_t rootIndex = 0;                  // the root block's place in the layout
@@ -95,5 +96,12 @@ struct Choice {
 
 // The lowering for switch `s` under knobs `p`.
 Choice choose(const SwitchShape& s, const SwitchPolicy& p);
+
+// The two facts analyze needs of the policy before it plans (plans are made only where the
+// choice can read them): whether the predicated form may be tried (forced, or auto on a
+// divergent selector with predicate-limit above 0) or weighed (auto with the root's counts), and
+// whether the first step refuses the switch on cost before it reads any plan.
+bool mayPredicate(const SwitchShape& s, const SwitchPolicy& p);
+bool refusedOnCost(const SwitchShape& s, const SwitchPolicy& p);
 
 }  // namespace ptxopt::switchopt

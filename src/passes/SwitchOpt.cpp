@@ -376,6 +376,8 @@ class SwitchOpt : public Pass {
     // The targets, in block-id order (the order the labels added below are numbered in).
     s.targets = BlockSet{dflt};
     for (const Run& r : runs) s.targets.insert(r.target);
+    // A switch the policy refuses on cost at once needs no plan.
+    if (refusedOnCost(s, policy_)) return s;
     // The tests' predicates no longer get their values.
     auto block = [&](const char* reason, std::string text) {
       s.blocked = reason;
@@ -403,6 +405,7 @@ class SwitchOpt : public Pass {
     }
     else if (valueTable_) s.valueTableWhy = "a span over max-span";
     if (scoped_) s.predicatedWhy = "a { } scope holds blocks of the function";
+    else if (!mayPredicate(s, policy_)) s.predicatedWhy = "not tried";
     else s.predicated = planPredicated(*f_, *reader_, rootBlock, tests, runs, dflt, lv, speculate_, s.predicatedWhy);
     if (s.predicated) {
       s.predicateCost = planPredicates(root, runs, dflt, *s.predicated, caseMasks_).cost;
@@ -420,7 +423,7 @@ class SwitchOpt : public Pass {
     std::optional<double> vtCost, psCost;
     if (s.valueTable) vtCost = 5.0 + double(s.valueTable->columns.size()) + (s.valueTable->branchDefault ? 2.0 : 0.0);
     if (s.predicated) psCost = double(s.predicateCost + s.predicated->size);
-    s.profile = profileCosts(*ctx_, *reader_, tests, root, runs, vtCost, psCost, hotFirst_);
+    if (!policy_.forced) s.profile = profileCosts(*ctx_, *reader_, tests, root, runs, vtCost, psCost, hotFirst_);
     return s;
   }
 

@@ -1,11 +1,11 @@
 // Reaching definitions and def-use chains for (non-SSA) virtual registers.
 //
 // A definition site is one register written by one instruction. Registers written by exactly
-// one instruction need no dataflow: that definition is the one that can reach their uses.
-// Registers written by several instructions get a forward bit-vector dataflow over their
-// definition sites only, so the cost follows the number of such sites, not of all
-// instructions. A guarded definition, or one that may leave part of the register unwritten,
-// reaches without killing the others.
+// one instruction need no dataflow: dominance and reachability decide whether that definition
+// reaches a use. Registers written by several instructions are renamed as in SSA construction
+// (ReachingDefs.cpp), so the cost follows the size of the function and of the merge webs, not
+// definitions times blocks. A guarded definition, or one that may leave part of the register
+// unwritten, reaches without killing the others.
 #pragma once
 
 #include <cstdint>
