@@ -50,10 +50,10 @@ std::string whyNotPredicable(const Instruction& i) {
   return {};
 }
 
-bool firstWriteMayRunUnguarded(const Instruction& i, const std::unordered_set<RegId>& earlier, const BitVector& liveBefore) {
+bool FirstWrites::mayRunUnguarded(const Instruction& i) const {
   if (i.hasGuard() || !i.isSpeculatable()) return false;
   bool ok = true;
-  i.forEachDefReg([&](RegId r) { ok = ok && !earlier.count(r) && !liveBefore.test(r); });
+  i.forEachDefReg([&](RegId r) { ok = ok && !written_.count(r) && !liveBefore_.test(r); });
   return ok;
 }
 

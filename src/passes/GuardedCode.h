@@ -46,20 +46,18 @@ Instruction* buildVoteAny(Function& f, RegId dst, Operand src, RegId lanes, cons
 // lanes are the ones that branched), calls, and terminators inside a way.
 std::string whyNotPredicable(const Instruction& i);
 
-// Whether `i`, an instruction of one way (a side, a case, a block under a mask) of a construct
-// that becomes one line of guarded code, may run unguarded, for every lane, as the first write of
-// what it writes: it has no guard, cannot fault or have an effect, no earlier instruction of the
-// line (`earlier`) writes its registers, and they are dead before the construct (`liveBefore`).
-// A lane of another way then writes them later in the line or never reads them (a read before
-// its own write would make them live there). Guarded, ptxas keeps the other lanes' dead old
-// value with a SEL. switch-opt, predication and mask-regions use it under `speculate`.
-bool firstWriteMayRunUnguarded(const Instruction& i, const std::unordered_set<RegId>& earlier, const BitVector& liveBefore);
-
-// The registers the line has written so far, for firstWriteMayRunUnguarded.
+// The first writes of a line of guarded code. mayRunUnguarded(i): whether `i`, an instruction of
+// one way (a side, a case, a block under a mask) of a construct that becomes one line, may run
+// unguarded, for every lane, as the first write of what it writes: it has no guard, cannot fault
+// or have an effect, no earlier instruction of the line (those passed to after()) writes its
+// registers, and they are dead before the construct (`liveBefore`). A lane of another way then
+// writes them later in the line or never reads them (a read before its own write would make them
+// live there). Guarded, ptxas keeps the other lanes' dead old value with a SEL. switch-opt,
+// predication and mask-regions use it under `speculate`.
 class FirstWrites {
  public:
   explicit FirstWrites(const BitVector& liveBefore) : liveBefore_(liveBefore) {}
-  bool mayRunUnguarded(const Instruction& i) const { return firstWriteMayRunUnguarded(i, written_, liveBefore_); }
+  bool mayRunUnguarded(const Instruction& i) const;
   void after(const Instruction& i) {
     i.forEachDefReg([&](RegId r) { written_.insert(r); });
   }

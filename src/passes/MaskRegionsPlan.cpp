@@ -361,7 +361,7 @@ class PlanBuilder {
     };
 
     // The first write in the line of a register dead into E may also run for every lane
-    // (firstWriteMayRunUnguarded). The region is acyclic, so the line runs each instruction at
+    // (FirstWrites). The region is acyclic, so the line runs each instruction at
     // most once (regions refuse loops; MaskLoops runs after the walks and guards a loop body,
     // these instructions included, with the loop's mask).
     FirstWrites firstWrites(in_.lv.liveIn[E->id()]);

@@ -302,7 +302,7 @@ class Predication : public Pass {
       ctx_->count("guard-copies");
     }
     // The first write in the line of a register dead where H branches may also run for every
-    // lane (firstWriteMayRunUnguarded).
+    // lane (FirstWrites).
     FirstWrites firstWrites(am_->get<LivenessAnalysis>().liveOut[h->id()]);
     auto emitSide = [&](const std::vector<BasicBlock*>& blocks, bool neg) {
       GuardedLine line(*f_, out, guard, neg, "%pq");
