@@ -4,15 +4,6 @@
 using namespace ptxopt;
 using namespace ptxopt::test;
 
-namespace {
-
-const BasicBlock* blockNamed(const Function& f, std::string_view name) {
-  for (const BasicBlock* b : f.blocks())
-    if (b->name() == name) return b;
-  return nullptr;
-}
-
-}  // namespace
 
 TEST(Cfg, BlocksSplitAtLabelsAndAfterTerminators) {
   auto m = parseOk(kernel(".reg .pred %p<2>;\n.reg .b32 %r<2>;\n"
