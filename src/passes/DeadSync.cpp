@@ -79,6 +79,15 @@ class DeadSync : public Pass {
     int64_t blockLimit = k.getInt("block-limit"), funcLimit = k.getInt("func-limit");
     if (blockLimit >= 0 && static_cast<int64_t>(f.blocks().size()) > blockLimit) return PassResult::unchanged();
     if (funcLimit >= 0 && functionOrdinal(f) >= funcLimit) return PassResult::unchanged();
+    // Only the function's own barriers are candidates: without one there is nothing to analyse.
+    bool anyBarrier = false;
+    for (const BasicBlock* b : f.blocks())
+      for (const Instruction* i : b->insts()) anyBarrier |= i->info().is(OpFlag::CtaBarrier);
+    if (!anyBarrier) {
+      ctx.count("barriers-seen", 0);
+      ctx.count("barriers-removed", 0);
+      return PassResult::unchanged();
+    }
     bool changed = false, firstRound = true;
     uint64_t removed = 0, removedPrivate = 0;
     for (;;) {
@@ -147,7 +156,12 @@ class DeadSync : public Pass {
     // (a branch that may split the CTA, even along warp boundaries, or a function not every
     // thread enters together) pairs with other barriers of the other threads, and removing it
     // shifts the pairing.
-    std::vector<uint8_t> divergent = divergentlyReachedBlocks(am, UniformityLevel::Cta);
+    // Asked last (most barriers order a hazard), and computed when first asked.
+    std::optional<std::vector<uint8_t>> divergent;
+    auto reachedDivergently = [&](uint32_t x) {
+      if (!divergent) divergent = divergentlyReachedBlocks(am, UniformityLevel::Cta);
+      return (*divergent)[x] != 0;
+    };
     auto keep = [&](const BasicBlock* b, const std::string& reason, std::string detail) {
       ++v.kept[reason];
       v.keptRemarks.emplace_back(b, std::move(detail));
@@ -171,11 +185,11 @@ class DeadSync : public Pass {
           keep(b, "named", what + " is a named barrier (an id other than 0)");
         } else if (!self.uniformEntry) {
           keep(b, "entry", what + " is in a function that only some of the CTA's threads may enter together");
-        } else if (divergent[x]) {
-          keep(b, "divergent", what + " is reached under a branch that may split the CTA");
         } else if (MemEffects h = syncHazard(above, below)) {
           keep(b, "hazard", what + " orders " + memEffectsText(h) + " (above: " + syncAccessesText(above) +
                                 "; below: " + syncAccessesText(below) + ")");
+        } else if (reachedDivergently(x)) {
+          keep(b, "divergent", what + " is reached under a branch that may split the CTA");
         } else if (!v.removable) {
           v.removable = Candidate{b, j};
           v.above = above;
