@@ -8,6 +8,7 @@ packages=(
   python3-venv                                  # the project's .venv (Triton, numba-cuda)
   libcli11-dev nlohmann-json3-dev libfmt-dev    # flags, JSON, formatting
   libjemalloc-dev                               # ptxopt's allocator (static)
+  libzstd-dev liblz4-dev                        # compressed PTX in CUDA fat binaries
   libgtest-dev libbenchmark-dev                 # unit tests, benchmarks
   llvm-14-tools                                 # lit and FileCheck
   clang-14 libclang-rt-14-dev                   # sanitizer build and libFuzzer

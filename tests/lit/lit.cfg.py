@@ -43,6 +43,13 @@ if config.ptxas and os.path.exists(config.ptxas):
     config.substitutions.append(("%ptxas", config.ptxas))
 else:
     missing.append("ptxas (tests with REQUIRES: ptxas)")
+# nvcc builds the executables whose fat binaries the tests of tests/lit/cudart read.
+nvcc = getattr(config, "nvcc", "")
+if nvcc and os.path.exists(nvcc):
+    config.available_features.add("nvcc")
+    config.substitutions.append(("%nvcc", nvcc))
+else:
+    missing.append("nvcc (tests with REQUIRES: nvcc)")
 # nvdisasm comes from the nvidia-cuda-nvdisasm wheel in the project's .venv (scripts/setup.sh).
 nvdisasm = shutil.which("nvdisasm") or os.path.join(config.ptxopt_src_root, ".venv", "bin", "nvdisasm")
 if os.path.exists(nvdisasm) and "ptxas" in config.available_features:

@@ -3,12 +3,15 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <span>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "ptxopt/cudart/Fatbin.h"
 #include "ptxopt/emu/Emulator.h"
 #include "ptxopt/ptx/Parser.h"
 #include "ptxopt/support/File.h"
@@ -100,13 +103,80 @@ bool dumpBuffers(const std::string& dir, const std::vector<std::pair<std::string
   return true;
 }
 
+struct ExtractOptions {
+  std::string file, dir = ".";
+  bool list = false;
+};
+
+// ptxrun extract-ptx: the PTX entries of the fat binaries in an nvcc-built executable or object
+// (docs/CUDART.md). Entries are numbered in file order across all images.
+int runExtractPtx(const ExtractOptions& o) {
+  std::string bytes, error;
+  if (!readFile(o.file, bytes, error)) {
+    std::fprintf(stderr, "%s: error: %s\n", o.file.c_str(), error.c_str());
+    return kError;
+  }
+  std::span<const uint8_t> span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  std::vector<cudart::FatbinImage> images;
+  if (!cudart::findFatbinImages(span, images, error)) {
+    std::fprintf(stderr, "%s: error: %s\n", o.file.c_str(), error.c_str());
+    return kError;
+  }
+  if (o.list) {
+    unsigned index = 0;
+    for (size_t i = 0; i < images.size(); ++i)
+      for (const cudart::FatbinEntry& e : images[i].entries) {
+        std::printf("%u: image %zu at 0x%llx: %s sm_%u, version %u.%u, %s, %llu byte(s) stored, %llu uncompressed\n",
+                    index++, i, static_cast<unsigned long long>(images[i].offset), cudart::entryKindName(e.kind),
+                    e.arch, e.versionMajor, e.versionMinor,
+                    e.compression == cudart::Compression::None ? "not compressed" : cudart::compressionName(e.compression),
+                    static_cast<unsigned long long>(e.storedSize), static_cast<unsigned long long>(e.uncompressedSize));
+      }
+    return kOk;
+  }
+  if (!makeDirectory(o.dir, error)) {
+    std::fprintf(stderr, "ptxrun: error: %s\n", error.c_str());
+    return kError;
+  }
+  std::string base = o.file.substr(o.file.find_last_of('/') + 1);
+  unsigned index = 0, written = 0;
+  for (const cudart::FatbinImage& image : images)
+    for (const cudart::FatbinEntry& e : image.entries) {
+      unsigned i = index++;
+      if (!e.isPtx()) continue;
+      std::string text;
+      if (!cudart::entryPtx(e, text, error)) {
+        std::fprintf(stderr, "%s: error: entry %u: %s\n", o.file.c_str(), i, error.c_str());
+        return kError;
+      }
+      std::string out = o.dir + "/" + base + "." + std::to_string(i) + ".sm_" + std::to_string(e.arch) + ".ptx";
+      if (!writeFile(out, text, error)) {
+        std::fprintf(stderr, "ptxrun: error: %s\n", error.c_str());
+        return kError;
+      }
+      std::printf("%s\n", out.c_str());
+      ++written;
+    }
+  if (written == 0) {
+    std::fprintf(stderr, "%s: error: no PTX entry in %u fatbin entr%s\n", o.file.c_str(), index, index == 1 ? "y" : "ies");
+    return kError;
+  }
+  return kOk;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"ptxrun: runs PTX kernels on the CPU with warp-accurate SIMT semantics"};
   std::string ptxFile, specFile, dumpDir, inputsDir, printName, compareFile, profileOut, metrics, schedule = "round-robin";
   bool json = false, checkRaces = false, listUnsupported = false, noFastPaths = false;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   uint64_t seed = 1, maxInstructions = RunOptions{}.maxInstructions;
-  app.add_option("ptx", ptxFile, "the PTX module")->required();
+  app.add_option("ptx", ptxFile, "the PTX module");
+  ExtractOptions extract;
+  CLI::App* extractCmd = app.add_subcommand(
+      "extract-ptx", "write the PTX of the CUDA fat binaries in an nvcc-built executable or object as DIR/<file>.<entry>.sm_<arch>.ptx");
+  extractCmd->add_option("file", extract.file, "executable, shared library, object or .fatbin file")->required();
+  extractCmd->add_option("-o", extract.dir, "directory to write the PTX files to (default: the current one)");
+  extractCmd->add_flag("--list", extract.list, "list every entry (PTX and cubin) instead of extracting");
   app.add_option("--launch", specFile, "launch specification (JSON)");
   app.add_flag("--list-unsupported", listUnsupported, "list the module's instructions the emulator cannot run, then stop");
   app.add_option("--dump", dumpDir, "write every buffer after the run as DIR/<name>.bin");
@@ -133,6 +203,11 @@ int run(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? kOk : kError;
+  }
+  if (app.got_subcommand(extractCmd)) return runExtractPtx(extract);
+  if (ptxFile.empty()) {
+    std::fprintf(stderr, "ptxrun: error: a PTX module is required (or a subcommand: extract-ptx)\n");
+    return kError;
   }
   bool wantMetrics = app.count("--metrics") > 0;
   bool perLine = metrics == "per-line";
