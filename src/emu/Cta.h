@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "Machine.h"
+#include "ptxopt/emu/Device.h"
 
 namespace ptxopt::emu {
 
@@ -179,19 +180,51 @@ class CtaRunner {
   uint64_t executed_ = 0;
 };
 
+// A module's .global and .const variables in memory: each .global variable an allocation of
+// global memory, and the constant image the kernels read through .const addresses (a copy of
+// Program::constImage with the addresses its initializers name). A ptxrun launch places them in
+// its own memory and keeps the image in `constOwned`; a Device places them once, at load, with
+// the image an allocation of its global memory too (`constAddr`), which is how the host writes
+// .const variables.
+struct ModuleMemory {
+  std::vector<uint64_t> globalVarAddr;  // by Program::globals
+  uint8_t* constBytes = nullptr;
+  uint64_t constSize = 0;
+  uint64_t constAddr = 0;               // the image's global address; 0 when it is `constOwned`
+  std::vector<uint8_t> constOwned;
+};
+
+// Allocates P's variables in `mem` and writes their initializers, numbers and the addresses of
+// variables and functions; with `constInGlobal` the constant image is an allocation of `mem`.
+// False with `error` when an initializer names something that is not a variable or function or
+// host memory runs out.
+bool placeModuleVariables(const Program& P, GlobalMemory& mem, bool constInGlobal, ModuleMemory& out, std::string& error);
+
+// The size of a kernel's parameter block: the end of its last parameter.
+uint64_t kernelParamBlockSize(const DFunction& kernel);
+
 class Launch {
  public:
-  Launch(const Program& p, const LaunchSpec& spec, const RunOptions& opts) : P(p), spec(spec), opts(opts) {}
+  Launch(const Program& p, const RunOptions& opts) : P(p), opts(opts) {}
 
-  bool prepare(std::string& error);
+  // ptxrun's launch: the spec's buffers and the module's variables in memory the launch owns.
+  bool prepare(const LaunchSpec& spec, std::string& error);
+  // A Device's launch: over memory and module variables it does not own; the parameters are the
+  // bytes of the kernel's parameter block.
+  bool prepare(GlobalMemory& mem, const ModuleMemory& vars, const DeviceLaunch& l, std::string& error);
   void runAll(RunResult& result);
 
   const Program& P;
-  const LaunchSpec& spec;
   RunOptions opts;
+  const LaunchSpec* spec = nullptr;   // ptxrun's launch only (its buffers are the results)
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<uint32_t, 3> block{1, 1, 1};
+  uint32_t dynamicSharedBytes = 0;
   const DFunction* kernel = nullptr;
-  GlobalMemory global;
-  std::vector<uint64_t> globalVarAddr;
+  GlobalMemory* global = nullptr;     // where global addresses resolve: ownGlobal or a Device's
+  const ModuleMemory* vars = nullptr;  // the module's variables: ownVars or a Device's
+  std::unique_ptr<GlobalMemory> ownGlobal;
+  ModuleMemory ownVars;
   std::vector<uint64_t> bufferAddr;   // by spec parameter (buffers only)
   std::vector<uint8_t> kernelParams;
   uint32_t threadsPerCta = 0;
@@ -205,7 +238,12 @@ class Launch {
 
   void reportRace(const std::string& space, const Access& a, const Access& b, const std::string& kindA,
                   const std::string& kindB, const std::string& where);
-};
 
+ private:
+  // The entry named `name` (the only one when empty), or an error starting with `where`.
+  bool chooseKernel(const std::string& name, const std::string& where, std::string& error);
+  // The block against the kernel's launch bounds; sets the CTA and warp counts.
+  bool checkShape(const std::string& where, std::string& error);
+};
 
 }  // namespace ptxopt::emu

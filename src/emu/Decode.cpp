@@ -88,6 +88,7 @@ class Decoder {
     uint64_t off = alignUp(p_.constImage.size(), naturalAlign(v));
     p_.constImage.resize(off + v.sizeInBytes(), 0);
     writeInitializer(v, p_.constImage.data() + off, v.sizeInBytes());
+    p_.consts.push_back(DConst{&v, name, off, v.sizeInBytes()});
     return SymRef{SymRef::Kind::ConstVar, 0, off};
   }
 
@@ -109,8 +110,8 @@ class Decoder {
   }
 
  public:
-  // Writes the numeric part of an initializer (symbols are resolved per run for globals;
-  // .const data holding addresses is not supported and stays zero).
+  // Writes the numeric part of an initializer (addresses of symbols are written when the
+  // variables are placed in memory: placeModuleVariables).
   static void writeInitializer(const Variable& v, uint8_t* out, uint64_t size) {
     if (!v.hasInit) return;
     uint64_t elem = std::max<uint64_t>(1, typeBits(v.type) / 8);
@@ -295,10 +296,12 @@ bool Decoder::decodeFunction(DFunction& f, std::string& error) {
     if (fn.isEntry) {
       kernelOffset = alignUp(kernelOffset, naturalAlign(v));
       f.paramOffsets.push_back(kernelOffset);
+      f.paramAligns.push_back(naturalAlign(v));
       functionSyms_[v.name] = SymRef{SymRef::Kind::KernelParam, k, kernelOffset};
       kernelOffset += v.sizeInBytes();
     } else {
       f.paramOffsets.push_back(0);
+      f.paramAligns.push_back(naturalAlign(v));
       functionSyms_[v.name] = SymRef{SymRef::Kind::CalleeParam, k, 0};
     }
     f.paramSizes.push_back(v.sizeInBytes());

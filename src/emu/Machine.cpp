@@ -46,32 +46,83 @@ void Metrics::add(const Metrics& o) {
 
 // ---- global memory ------------------------------------------------------------------------
 
-uint64_t GlobalMemory::allocate(uint64_t size, uint64_t align, std::string name) {
+uint64_t GlobalMemory::allocate(uint64_t size, uint64_t align, std::string name, Kind kind) {
+  constexpr uint64_t kGap = 256;  // between allocations: catches small overruns
   align = std::max<uint64_t>(align, 256);
-  uint64_t base = (next_ + align - 1) / align * align;
+  if (size > kConstWindow - kGlobalBase || align > kConstWindow - kGlobalBase) return 0;
+  auto alignUp = [&](uint64_t v) { return (v + align - 1) / align * align; };
+  uint64_t base = alignUp(next_);
+  bool bump = base <= kConstWindow && kConstWindow - base >= size;
+  if (!bump) {
+    // The window is used up: the first gap between live allocations that fits.
+    uint64_t from = kGlobalBase;
+    base = 0;
+    for (const Allocation& a : allocs_) {
+      uint64_t cand = alignUp(from);
+      if (cand < a.base && a.base - cand >= size + kGap) {
+        base = cand;
+        break;
+      }
+      from = a.base + a.size + kGap;
+    }
+    if (!base) {
+      uint64_t cand = alignUp(from);
+      if (cand > kConstWindow || kConstWindow - cand < size) return 0;
+      base = cand;
+    }
+  }
+  uint8_t* bytes = static_cast<uint8_t*>(std::calloc(std::max<uint64_t>(size, 1), 1));
+  if (!bytes) return 0;
   Allocation a;
   a.base = base;
   a.size = size;
   a.name = std::move(name);
-  a.bytes.reset(new uint8_t[std::max<uint64_t>(size, 1)]());
-  allocs_.push_back(std::move(a));
-  next_ = base + size + 256;  // a gap catches small overruns
+  a.kind = kind;
+  a.bytes.reset(bytes);
+  auto at = std::upper_bound(allocs_.begin(), allocs_.end(), base, [](uint64_t v, const Allocation& x) { return v < x.base; });
+  allocs_.insert(at, std::move(a));
+  if (bump) next_ = base + size + kGap;
   return base;
 }
 
-uint8_t* GlobalMemory::find(uint64_t addr, uint64_t size) const {
+bool GlobalMemory::release(uint64_t base, Kind kind) {
+  auto it = std::lower_bound(allocs_.begin(), allocs_.end(), base, [](const Allocation& a, uint64_t v) { return a.base < v; });
+  if (it == allocs_.end() || it->base != base || it->kind != kind) return false;
+  freed_.push_back(Freed{it->base, it->size, std::move(it->name)});
+  if (freed_.size() > 4096) freed_.pop_front();
+  allocs_.erase(it);
+  return true;
+}
+
+const GlobalMemory::Allocation* GlobalMemory::holding(uint64_t addr) const {
   auto it = std::upper_bound(allocs_.begin(), allocs_.end(), addr, [](uint64_t v, const Allocation& a) { return v < a.base; });
   if (it == allocs_.begin()) return nullptr;
   --it;
-  if (addr < it->base || addr + size > it->base + it->size || addr + size < addr) return nullptr;
-  return it->bytes.get() + (addr - it->base);
+  return addr - it->base < it->size ? &*it : nullptr;
+}
+
+uint64_t GlobalMemory::bytesIn(Kind kind) const {
+  uint64_t n = 0;
+  for (const Allocation& a : allocs_)
+    if (a.kind == kind) n += a.size;
+  return n;
 }
 
 std::string GlobalMemory::describe(uint64_t addr) const {
+  char buf[256];
+  if (!holding(addr)) {
+    // Memory that was released (the latest release that held it).
+    for (auto it = freed_.rbegin(); it != freed_.rend(); ++it)
+      if (addr >= it->base && addr - it->base < std::max<uint64_t>(it->size, 1)) {
+        std::snprintf(buf, sizeof buf, "0x%llx is inside '%s' (%llu bytes at 0x%llx), which was freed",
+                      static_cast<unsigned long long>(addr), it->name.c_str(), static_cast<unsigned long long>(it->size),
+                      static_cast<unsigned long long>(it->base));
+        return buf;
+      }
+  }
   const Allocation* best = nullptr;
   for (const Allocation& a : allocs_)
     if (a.base <= addr) best = &a;
-  char buf[160];
   if (!best) {
     std::snprintf(buf, sizeof buf, "0x%llx is below every global allocation", static_cast<unsigned long long>(addr));
   } else if (addr >= best->base + best->size) {
@@ -87,92 +138,156 @@ std::string GlobalMemory::describe(uint64_t addr) const {
 
 // ---- launch preparation ---------------------------------------------------------------------
 
-bool Launch::prepare(std::string& error) {
-  // The kernel.
+// The address an initializer item names: a .global variable's global address, a .const
+// variable's const-space offset (its generic address with generic()), a function's code address.
+static bool initializerAddress(const Program& P, const ModuleMemory& vars, const InitItem& it, uint64_t& addr, std::string& name) {
+  name = std::string(P.module->str(it.id));
+  bool found = false;
+  for (size_t j = 0; j < P.globals.size(); ++j)
+    if (P.globals[j].name == name) {
+      addr = vars.globalVarAddr[j];
+      found = true;
+    }
+  if (!found)
+    for (const DConst& c : P.consts)
+      if (c.name == name) {
+        addr = c.offset + (it.kind == InitItem::Kind::Generic ? kConstWindow : 0);
+        found = true;
+      }
+  auto fi = P.functionIndex.find(name);
+  if (!found && fi != P.functionIndex.end()) {
+    addr = kCodeWindow + 16 * fi->second;
+    found = true;
+  }
+  if (!found) return false;
+  addr += static_cast<uint64_t>(it.value);
+  return true;
+}
+
+// Writes the addresses among `v`'s initializer items into its bytes (the numbers are there).
+static bool writeInitializerAddresses(const Program& P, const ModuleMemory& vars, const Variable& v, const std::string& varName,
+                                      uint8_t* bytes, uint64_t size, std::string& error) {
+  if (!v.hasInit) return true;
+  uint64_t elem = std::max<uint64_t>(1, typeBits(v.type) / 8), pos = 0;
+  for (const InitItem& it : v.init) {
+    if (it.kind == InitItem::Kind::Open || it.kind == InitItem::Kind::Close) continue;
+    if (it.kind == InitItem::Kind::Symbol || it.kind == InitItem::Kind::Generic) {
+      uint64_t addr = 0;
+      std::string name;
+      if (!initializerAddress(P, vars, it, addr, name)) {
+        error = "variable '" + varName + "': its initializer names '" + name + "', which is not a global variable or function";
+        return false;
+      }
+      if (pos + elem <= size) std::memcpy(bytes + pos, &addr, std::min<uint64_t>(elem, 8));
+    }
+    pos += elem;
+  }
+  return true;
+}
+
+bool placeModuleVariables(const Program& P, GlobalMemory& mem, bool constInGlobal, ModuleMemory& out, std::string& error) {
+  for (const DGlobal& g : P.globals) {
+    uint64_t addr = mem.allocate(g.size, g.align, g.name, GlobalMemory::Kind::Variable);
+    if (!addr) {
+      error = "variable '" + g.name + "': no host memory for its " + std::to_string(g.size) + " bytes";
+      return false;
+    }
+    out.globalVarAddr.push_back(addr);
+  }
+  out.constSize = P.constImage.size();
+  if (constInGlobal) {
+    out.constAddr = mem.allocate(std::max<uint64_t>(out.constSize, 1), 256, std::string(P.fileName) + " .const",
+                                 GlobalMemory::Kind::Variable);
+    if (!out.constAddr) {
+      error = "no host memory for the module's " + std::to_string(out.constSize) + " bytes of constants";
+      return false;
+    }
+    out.constBytes = mem.find(out.constAddr, 1);
+  } else {
+    out.constOwned.assign(std::max<uint64_t>(out.constSize, 1), 0);
+    out.constBytes = out.constOwned.data();
+  }
+  if (out.constSize) std::memcpy(out.constBytes, P.constImage.data(), out.constSize);
+  for (size_t k = 0; k < P.globals.size(); ++k) {
+    const DGlobal& g = P.globals[k];
+    if (!g.var->hasInit) continue;
+    uint8_t* bytes = mem.find(out.globalVarAddr[k], g.size);
+    writeVariableInitializer(*g.var, bytes, g.size);
+    if (!writeInitializerAddresses(P, out, *g.var, g.name, bytes, g.size, error)) return false;
+  }
+  for (const DConst& c : P.consts)
+    if (!writeInitializerAddresses(P, out, *c.var, c.name, out.constBytes + c.offset, c.size, error)) return false;
+  return true;
+}
+
+bool Launch::chooseKernel(const std::string& name, const std::string& where, std::string& error) {
   std::vector<const DFunction*> entries;
   for (const DFunction& f : P.functions)
     if (f.ir->isEntry) entries.push_back(&f);
-  if (spec.kernel.empty()) {
+  if (name.empty()) {
     if (entries.size() != 1) {
-      error = spec.path + ": kernel: the module has " + std::to_string(entries.size()) +
-              " kernels; name one in the spec's \"kernel\" field";
+      error = where + ": kernel: the module has " + std::to_string(entries.size()) + " kernels; name one in the spec's \"kernel\" field";
       return false;
     }
     kernel = entries[0];
-  } else {
-    for (const DFunction* f : entries)
-      if (f->name == spec.kernel) kernel = f;
-    if (!kernel) {
-      error = spec.path + ": kernel: no .entry named '" + spec.kernel + "' in the module";
-      return false;
-    }
+    return true;
   }
-  const Function& fn = *kernel->ir;
-  if (spec.params.size() != fn.params.size()) {
-    error = spec.path + ": params: the spec lists " + std::to_string(spec.params.size()) + " parameter(s), kernel '" +
-            kernel->name + "' takes " + std::to_string(fn.params.size());
+  for (const DFunction* f : entries)
+    if (f->name == name) kernel = f;
+  if (!kernel) {
+    error = where + ": kernel: no .entry named '" + name + "' in the module";
     return false;
   }
-  threadsPerCta = spec.block[0] * spec.block[1] * spec.block[2];
+  return true;
+}
+
+bool Launch::checkShape(const std::string& where, std::string& error) {
+  const Function& fn = *kernel->ir;
+  threadsPerCta = block[0] * block[1] * block[2];
   // The kernel's own launch bounds: a GPU refuses a launch that breaks them.
   LaunchBounds bounds = fn.launchBounds();
   auto refuse = [&](const char* directive, const std::array<uint64_t, 3>& d) {
-    error = spec.path + ": block: [" + std::to_string(spec.block[0]) + ", " + std::to_string(spec.block[1]) + ", " +
-            std::to_string(spec.block[2]) + "] breaks kernel '" + kernel->name + "''s " + directive + " " +
-            std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]);
+    error = where + ": block: [" + std::to_string(block[0]) + ", " + std::to_string(block[1]) + ", " + std::to_string(block[2]) +
+            "] breaks kernel '" + kernel->name + "''s " + directive + " " + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " +
+            std::to_string(d[2]);
     return false;
   };
-  if (bounds.reqntid && ((*bounds.reqntid)[0] != spec.block[0] || (*bounds.reqntid)[1] != spec.block[1] ||
-                         (*bounds.reqntid)[2] != spec.block[2]))
+  if (bounds.reqntid && ((*bounds.reqntid)[0] != block[0] || (*bounds.reqntid)[1] != block[1] || (*bounds.reqntid)[2] != block[2]))
     return refuse(".reqntid", *bounds.reqntid);
   if (bounds.maxntid && uint64_t(threadsPerCta) > (*bounds.maxntid)[0] * (*bounds.maxntid)[1] * (*bounds.maxntid)[2])
     return refuse(".maxntid", *bounds.maxntid);
   warpsPerCta = (threadsPerCta + 31) / 32;
-  totalCtas = uint64_t(spec.grid[0]) * spec.grid[1] * spec.grid[2];
+  totalCtas = uint64_t(grid[0]) * grid[1] * grid[2];
+  return true;
+}
 
-  // Module variables.
-  for (const DGlobal& g : P.globals) globalVarAddr.push_back(global.allocate(g.size, g.align, g.name));
-  for (size_t k = 0; k < P.globals.size(); ++k) {
-    const DGlobal& g = P.globals[k];
-    if (!g.var->hasInit) continue;
-    uint8_t* bytes = global.find(globalVarAddr[k], g.size);
-    writeVariableInitializer(*g.var, bytes, g.size);
-    // Addresses in initializers: symbol and generic(symbol) items.
-    uint64_t elem = std::max<uint64_t>(1, typeBits(g.var->type) / 8), pos = 0;
-    for (const InitItem& it : g.var->init) {
-      if (it.kind == InitItem::Kind::Open || it.kind == InitItem::Kind::Close) continue;
-      if (it.kind == InitItem::Kind::Symbol || it.kind == InitItem::Kind::Generic) {
-        std::string name(P.module->str(it.id));
-        uint64_t addr = 0;
-        bool found = false;
-        for (size_t j = 0; j < P.globals.size(); ++j)
-          if (P.globals[j].name == name) {
-            addr = globalVarAddr[j];
-            found = true;
-          }
-        auto fi = P.functionIndex.find(name);
-        if (!found && fi != P.functionIndex.end()) {
-          addr = kCodeWindow + 16 * fi->second;
-          found = true;
-        }
-        if (!found) {
-          error = "variable '" + g.name + "': its initializer names '" + name + "', which is not a global variable or function";
-          return false;
-        }
-        addr += static_cast<uint64_t>(it.value);
-        if (pos + elem <= g.size) std::memcpy(bytes + pos, &addr, std::min<uint64_t>(elem, 8));
-      }
-      pos += elem;
-    }
+bool Launch::prepare(const LaunchSpec& s, std::string& error) {
+  spec = &s;
+  grid = s.grid;
+  block = s.block;
+  dynamicSharedBytes = s.dynamicSharedBytes;
+  if (!chooseKernel(s.kernel, s.path, error)) return false;
+  const Function& fn = *kernel->ir;
+  if (s.params.size() != fn.params.size()) {
+    error = s.path + ": params: the spec lists " + std::to_string(s.params.size()) + " parameter(s), kernel '" + kernel->name +
+            "' takes " + std::to_string(fn.params.size());
+    return false;
   }
+  if (!checkShape(s.path, error)) return false;
+
+  // Module variables, in memory of the launch's own.
+  ownGlobal = std::make_unique<GlobalMemory>();
+  global = ownGlobal.get();
+  vars = &ownVars;
+  if (!placeModuleVariables(P, *global, false, ownVars, error)) return false;
 
   // Parameters.
-  for (size_t k = 0; k < spec.params.size(); ++k) {
-    const ParamSpec& p = spec.params[k];
+  for (size_t k = 0; k < s.params.size(); ++k) {
+    const ParamSpec& p = s.params[k];
     const Variable& v = fn.params[k];
     uint64_t size = v.sizeInBytes(), off = kernel->paramOffsets[k];
     if (kernelParams.size() < off + size) kernelParams.resize(off + size, 0);
-    std::string field = spec.path + ": params[" + std::to_string(k) + "] (" + p.name + ")";
+    std::string field = s.path + ": params[" + std::to_string(k) + "] (" + p.name + ")";
     switch (p.kind) {
       case ParamSpec::Kind::Buffer: {
         if (size != 8) {
@@ -182,11 +297,15 @@ bool Launch::prepare(std::string& error) {
         std::vector<uint8_t> init;
         std::string e;
         if (!initialBufferContents(p, init, e)) {
-          error = spec.path + ": " + e;
+          error = s.path + ": " + e;
           return false;
         }
-        uint64_t addr = global.allocate(init.size(), 256, p.name);
-        if (!init.empty()) std::memcpy(global.find(addr, init.size()), init.data(), init.size());
+        uint64_t addr = global->allocate(init.size(), 256, p.name);
+        if (!addr) {
+          error = field + ": no host memory for " + std::to_string(init.size()) + " bytes";
+          return false;
+        }
+        if (!init.empty()) std::memcpy(global->find(addr, init.size()), init.data(), init.size());
         bufferAddr.push_back(addr);
         std::memcpy(kernelParams.data() + off, &addr, 8);
         break;
@@ -214,6 +333,67 @@ bool Launch::prepare(std::string& error) {
         break;
     }
   }
+  return true;
+}
+
+uint64_t kernelParamBlockSize(const DFunction& k) {
+  uint64_t end = 0;
+  for (size_t i = 0; i < k.paramOffsets.size(); ++i) end = std::max(end, k.paramOffsets[i] + k.paramSizes[i]);
+  return end;
+}
+
+bool Launch::prepare(GlobalMemory& mem, const ModuleMemory& v, const DeviceLaunch& l, std::string& error) {
+  const std::string where = "launch of '" + l.kernel + "'";
+  if (l.kernel.empty()) {
+    error = "launch: no kernel named";
+    return false;
+  }
+  if (!chooseKernel(l.kernel, where, error)) return false;
+  grid = {l.grid.x, l.grid.y, l.grid.z};
+  block = {l.block.x, l.block.y, l.block.z};
+  dynamicSharedBytes = l.dynamicShared;
+  auto dims = [](const std::array<uint32_t, 3>& d) {
+    return "[" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + "]";
+  };
+  if (!grid[0] || !grid[1] || !grid[2]) {
+    error = where + ": grid: " + dims(grid) + " has a zero dimension";
+    return false;
+  }
+  if (!block[0] || !block[1] || !block[2]) {
+    error = where + ": block: " + dims(block) + " has a zero dimension";
+    return false;
+  }
+  if (grid[0] > kMaxGridX || grid[1] > kMaxGridYZ || grid[2] > kMaxGridYZ) {
+    error = where + ": grid: " + dims(grid) + " is larger than a GPU's [" + std::to_string(kMaxGridX) + ", " +
+            std::to_string(kMaxGridYZ) + ", " + std::to_string(kMaxGridYZ) + "]";
+    return false;
+  }
+  if (uint64_t(grid[0]) * grid[1] * grid[2] > UINT32_MAX) {
+    error = where + ": grid: " + dims(grid) + " has more CTAs than the emulator runs in one launch (2^32 - 1)";
+    return false;
+  }
+  uint64_t threads = uint64_t(block[0]) * block[1] * block[2];
+  if (block[0] > 1024 || block[1] > 1024 || block[2] > 64 || threads > kMaxThreadsPerCta) {
+    error = where + ": block: " + dims(block) + " has " + std::to_string(threads) +
+            " threads; a CTA has at most 1024 ([1024, 1024, 64] in each dimension)";
+    return false;
+  }
+  if (P.dynamicSharedOffset + uint64_t(dynamicSharedBytes) > kMaxSharedBytesPerCta) {
+    error = where + ": " + std::to_string(dynamicSharedBytes) + " bytes of dynamic shared memory with the kernel's " +
+            std::to_string(P.dynamicSharedOffset) + " of static shared memory exceed the " + std::to_string(kMaxSharedBytesPerCta) +
+            " bytes a CTA may have";
+    return false;
+  }
+  uint64_t blockSize = kernelParamBlockSize(*kernel);
+  if (l.params.size() != blockSize) {
+    error = where + ": params: " + std::to_string(l.params.size()) + " bytes for kernel '" + kernel->name + "''s " +
+            std::to_string(blockSize) + "-byte parameter block";
+    return false;
+  }
+  if (!checkShape(where, error)) return false;
+  global = &mem;
+  vars = &v;
+  kernelParams = l.params;
   return true;
 }
 
@@ -271,15 +451,15 @@ void Launch::runAll(RunResult& result) {
     if (!r.fault.empty() && result.fault.empty()) result.fault = r.fault;
   }
   for (auto& [key, race] : races) result.races.push_back(race);
-  for (size_t k = 0; k < spec.params.size(); ++k) {
-    const ParamSpec& p = spec.params[k];
+  for (size_t k = 0; spec && k < spec->params.size(); ++k) {
+    const ParamSpec& p = spec->params[k];
     if (p.kind != ParamSpec::Kind::Buffer) continue;
     BufferResult b;
     b.name = p.name;
     b.type = p.type;
     uint64_t size = p.count * elemBytes(p.type);
     b.bytes.assign(size, 0);
-    if (size) std::memcpy(b.bytes.data(), global.find(bufferAddr[k], size), size);
+    if (size) std::memcpy(b.bytes.data(), global->find(bufferAddr[k], size), size);
     result.buffers.push_back(std::move(b));
   }
 }
@@ -288,10 +468,10 @@ void Launch::runAll(RunResult& result) {
 
 CtaRunner::CtaRunner(Launch& l, uint32_t linear) : L_(l), linear_(linear) {
   if (l.opts.schedule == RunOptions::Schedule::Random) rng_.emplace(l.opts.seed * 0x9E3779B97F4A7C15ull + linear);
-  const LaunchSpec& s = l.spec;
-  ctaid_[0] = linear % s.grid[0];
-  ctaid_[1] = (linear / s.grid[0]) % s.grid[1];
-  ctaid_[2] = linear / (s.grid[0] * s.grid[1]);
+  const auto& g = l.grid;
+  ctaid_[0] = linear % g[0];
+  ctaid_[1] = (linear / g[0]) % g[1];
+  ctaid_[2] = static_cast<uint32_t>(linear / (uint64_t(g[0]) * g[1]));
   fastPaths_ = l.opts.fastPaths;
 }
 
@@ -323,7 +503,6 @@ Frame* CtaRunner::newFrame(Warp& w, const DFunction& fn, Frame* caller, const DC
     uint64_t* s = f->slot(fn.numRegs + static_cast<uint32_t>(k));
     for (int lane = 0; lane < 32; ++lane) s[lane] = fn.constValues[k];
   }
-  const LaunchSpec& sp = L_.spec;
   for (const auto& sr : fn.specials) {
     uint64_t* s = f->slot(sr.slot);
     auto comp = [&](const uint32_t* xyz) { return sr.comp == Component::Y ? xyz[1] : sr.comp == Component::Z ? xyz[2] : xyz[0]; };
@@ -332,9 +511,9 @@ Frame* CtaRunner::newFrame(Warp& w, const DFunction& fn, Frame* caller, const DC
       uint32_t tidv[3] = {w.tid[0][lane], w.tid[1][lane], w.tid[2][lane]};
       switch (sr.reg) {
         case SpecialReg::Tid: v = comp(tidv); break;
-        case SpecialReg::Ntid: v = comp(sp.block.data()); break;
+        case SpecialReg::Ntid: v = comp(L_.block.data()); break;
         case SpecialReg::Ctaid: v = comp(ctaid_); break;
-        case SpecialReg::Nctaid: v = comp(sp.grid.data()); break;
+        case SpecialReg::Nctaid: v = comp(L_.grid.data()); break;
         case SpecialReg::Laneid: v = static_cast<uint64_t>(lane); break;
         case SpecialReg::Warpid: v = w.index; break;
         case SpecialReg::Nwarpid: v = L_.warpsPerCta; break;
@@ -343,12 +522,12 @@ Frame* CtaRunner::newFrame(Warp& w, const DFunction& fn, Frame* caller, const DC
         case SpecialReg::LanemaskLe: v = (uint64_t(2) << lane) - 1; break;
         case SpecialReg::LanemaskGt: v = ~((uint64_t(2) << lane) - 1) & 0xFFFFFFFFu; break;
         case SpecialReg::LanemaskGe: v = ~((uint64_t(1) << lane) - 1) & 0xFFFFFFFFu; break;
-        case SpecialReg::DynamicSmemSize: v = sp.dynamicSharedBytes; break;
+        case SpecialReg::DynamicSmemSize: v = L_.dynamicSharedBytes; break;
         case SpecialReg::TotalSmemSize:
-        case SpecialReg::AggrSmemSize: v = L_.P.dynamicSharedOffset + sp.dynamicSharedBytes; break;
+        case SpecialReg::AggrSmemSize: v = L_.P.dynamicSharedOffset + L_.dynamicSharedBytes; break;
         case SpecialReg::Nsmid: v = 1; break;
         case SpecialReg::Clusterid: v = comp(ctaid_); break;
-        case SpecialReg::Nclusterid: v = comp(sp.grid.data()); break;
+        case SpecialReg::Nclusterid: v = comp(L_.grid.data()); break;
         case SpecialReg::ClusterNctaid: v = 1; break;
         case SpecialReg::ClusterNctarank: v = 1; break;
         default: v = 0; break;  // %smid, %gridid, %envreg*, %pm*, %cluster_ctaid, ... are 0
@@ -425,9 +604,9 @@ bool CtaRunner::rotate(Warp& w) {
 void CtaRunner::run() {
   const Launch& L = L_;
   warps_.resize(L.warpsPerCta);
-  shared_.assign(L.P.dynamicSharedOffset + L.spec.dynamicSharedBytes, 0);
+  shared_.assign(L.P.dynamicSharedOffset + L.dynamicSharedBytes, 0);
   local_.assign(L.threadsPerCta, {});
-  const auto& b = L.spec.block;
+  const auto& b = L.block;
   for (uint32_t wi = 0; wi < L.warpsPerCta; ++wi) {
     Warp& w = warps_[wi];
     w.index = wi;
@@ -544,7 +723,7 @@ CtaRunner::Step CtaRunner::step(Warp& w, uint64_t quantum) {
 uint64_t CtaRunner::symbolAddress(Warp& w, const SymRef& s, int64_t offset, StateSpace& space) {
   uint64_t off = static_cast<uint64_t>(offset) + s.offset;
   switch (s.kind) {
-    case SymRef::Kind::GlobalVar: space = StateSpace::Global; return L_.globalVarAddr[s.index] + static_cast<uint64_t>(offset);
+    case SymRef::Kind::GlobalVar: space = StateSpace::Global; return L_.vars->globalVarAddr[s.index] + static_cast<uint64_t>(offset);
     case SymRef::Kind::ConstVar: space = StateSpace::Const; return off;
     case SymRef::Kind::SharedVar:
       space = StateSpace::Shared;
@@ -650,8 +829,8 @@ uint8_t* CtaRunner::memory(Warp& w, const DInst& I, StateSpace space, uint64_t a
   char buf[128];
   switch (space) {
     case StateSpace::Global: {
-      uint8_t* p = L_.global.find(addr, size);
-      if (!p) oob("global address " + L_.global.describe(addr));
+      uint8_t* p = L_.global->find(addr, size);
+      if (!p) oob("global address " + L_.global->describe(addr));
       return p;
     }
     case StateSpace::Shared:
@@ -675,12 +854,12 @@ uint8_t* CtaRunner::memory(Warp& w, const DInst& I, StateSpace space, uint64_t a
     }
     case StateSpace::Const:
       if (write) faultAt(w, lane, I, "a store to constant memory");
-      if (addr + size > L_.P.constImage.size() || addr + size < addr) {
+      if (addr + size > L_.vars->constSize || addr + size < addr) {
         std::snprintf(buf, sizeof buf, "const offset 0x%llx, the module has %llu bytes of constants", static_cast<unsigned long long>(addr),
-                      static_cast<unsigned long long>(L_.P.constImage.size()));
+                      static_cast<unsigned long long>(L_.vars->constSize));
         oob(buf);
       }
-      return const_cast<uint8_t*>(L_.P.constImage.data()) + addr;
+      return L_.vars->constBytes + addr;
     case StateSpace::Param:
     case StateSpace::ParamEntry:
       if (write) faultAt(w, lane, I, "a store to kernel parameters");
@@ -699,8 +878,8 @@ class EmulatorImpl : public Emulator {
   bool init(const Module& m, std::string& error) { return decodeProgram(m, program_, error); }
   RunResult run(const LaunchSpec& spec, const RunOptions& options) override {
     RunResult result;
-    Launch launch(program_, spec, options);
-    if (!launch.prepare(result.error)) return result;
+    Launch launch(program_, options);
+    if (!launch.prepare(spec, result.error)) return result;
     launch.runAll(result);
     result.ok = result.fault.empty();
     return result;

@@ -1,9 +1,12 @@
 // Run-time state of a launch: memory, CTAs, warps, frames.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -21,22 +24,53 @@ struct KernelFault {
   std::string message;
 };
 
+// Global memory: allocations at fixed addresses in [kGlobalBase, kConstWindow), each with its own
+// host bytes. The map is changed only between launches (a launch's own buffers, a Device's
+// allocate/release/load), so lookups during a launch take no lock.
 class GlobalMemory {
  public:
+  // A buffer (ptxrun's spec buffers, a Device's allocations) or a module's variable or
+  // constant image: only buffers can be released.
+  enum class Kind : uint8_t { Buffer, Variable };
+  struct FreeBytes {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
   struct Allocation {
     uint64_t base = 0;
     uint64_t size = 0;
     std::string name;
-    std::unique_ptr<uint8_t[]> bytes;
+    Kind kind = Kind::Buffer;
+    std::unique_ptr<uint8_t[], FreeBytes> bytes;
   };
-  uint64_t allocate(uint64_t size, uint64_t align, std::string name);
+  // `size` zeroed bytes at an address aligned to `align` (at least 256), with a gap of at least
+  // 256 bytes to its neighbours; 0 when the host has no memory for it or the window is full.
+  // New addresses are taken above every earlier allocation, freed or not; only when the window
+  // is exhausted does an allocation go into a gap that a release left.
+  uint64_t allocate(uint64_t size, uint64_t align, std::string name, Kind kind = Kind::Buffer);
+  // Frees the allocation of `kind` that starts at `base`; false when none starts there.
+  bool release(uint64_t base, Kind kind = Kind::Buffer);
+  // The allocation whose bytes hold `addr`, or nullptr.
+  const Allocation* holding(uint64_t addr) const;
   // The host bytes of [addr, addr+size) when one allocation holds them all, else nullptr.
-  uint8_t* find(uint64_t addr, uint64_t size) const;
-  // For messages: the allocation nearest to `addr`.
+  uint8_t* find(uint64_t addr, uint64_t size) const {
+    auto it = std::upper_bound(allocs_.begin(), allocs_.end(), addr, [](uint64_t v, const Allocation& a) { return v < a.base; });
+    if (it == allocs_.begin()) return nullptr;
+    --it;
+    if (addr + size > it->base + it->size || addr + size < addr) return nullptr;
+    return it->bytes.get() + (addr - it->base);
+  }
+  // For messages: the allocation nearest to `addr`, or the freed one that held it.
   std::string describe(uint64_t addr) const;
+  // Bytes in live allocations of one kind.
+  uint64_t bytesIn(Kind kind) const;
 
  private:
+  struct Freed {
+    uint64_t base = 0, size = 0;
+    std::string name;
+  };
   std::vector<Allocation> allocs_;  // sorted by base
+  std::deque<Freed> freed_;         // the latest releases, for messages
   uint64_t next_ = kGlobalBase;
 };
 

@@ -219,6 +219,7 @@ struct DFunction {
   uint64_t paramBytes = 0;      // .param declarations in the body, per lane
   std::vector<uint64_t> paramOffsets;  // of the function's own parameters (kernel buffer or caller)
   std::vector<uint64_t> paramSizes;
+  std::vector<uint64_t> paramAligns;   // kernels: each parameter's alignment in the buffer
   std::vector<uint64_t> retSizes;
   std::vector<DCall> calls;
 };
@@ -230,12 +231,21 @@ struct DGlobal {
   uint64_t align = 1;
 };
 
+// A .const variable: its place in the constant image.
+struct DConst {
+  const Variable* var = nullptr;
+  std::string name;  // module-level: its own name; inside a function: "function.name"
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
 struct Program {
   const Module* module = nullptr;
   std::vector<DFunction> functions;  // same order as the module's functions with a body
   std::unordered_map<std::string, uint32_t> functionIndex;
   std::vector<DGlobal> globals;
-  std::vector<uint8_t> constImage;   // initialized .const memory
+  std::vector<DConst> consts;        // in constImage order
+  std::vector<uint8_t> constImage;   // initialized .const memory (numbers; addresses are written per run)
   uint64_t staticSharedBytes = 0;
   uint64_t dynamicSharedOffset = 0;  // where `.extern .shared` arrays start
   std::string fileName;

@@ -15,6 +15,13 @@
 
 namespace ptxopt::emu {
 
+// What a launch may ask for (an sm_90 GPU's limits): grid dimensions, threads per CTA, and
+// shared memory per CTA, static and dynamic together (the opt-in maximum).
+inline constexpr uint32_t kMaxGridX = 0x7fffffffu;
+inline constexpr uint32_t kMaxGridYZ = 65535;
+inline constexpr uint32_t kMaxThreadsPerCta = 1024;
+inline constexpr uint64_t kMaxSharedBytesPerCta = 227 * 1024;
+
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
 };
