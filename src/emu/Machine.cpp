@@ -49,10 +49,10 @@ void Metrics::add(const Metrics& o) {
 uint64_t GlobalMemory::allocate(uint64_t size, uint64_t align, std::string name, Kind kind) {
   constexpr uint64_t kGap = 256;  // between allocations: catches small overruns
   align = std::max<uint64_t>(align, 256);
-  if (size > kConstWindow - kGlobalBase || align > kConstWindow - kGlobalBase) return 0;
+  if (size > end_ - kGlobalBase || align > end_ - kGlobalBase) return 0;
   auto alignUp = [&](uint64_t v) { return (v + align - 1) / align * align; };
   uint64_t base = alignUp(next_);
-  bool bump = base <= kConstWindow && kConstWindow - base >= size;
+  bool bump = base <= end_ && end_ - base >= size;
   if (!bump) {
     // The window is used up: the first gap between live allocations that fits.
     uint64_t from = kGlobalBase;
@@ -67,7 +67,7 @@ uint64_t GlobalMemory::allocate(uint64_t size, uint64_t align, std::string name,
     }
     if (!base) {
       uint64_t cand = alignUp(from);
-      if (cand > kConstWindow || kConstWindow - cand < size) return 0;
+      if (cand > end_ || end_ - cand < size) return 0;
       base = cand;
     }
   }

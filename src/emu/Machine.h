@@ -47,6 +47,8 @@ class GlobalMemory {
   // New addresses are taken above every earlier allocation, freed or not; only when the window
   // is exhausted does an allocation go into a gap that a release left.
   uint64_t allocate(uint64_t size, uint64_t align, std::string name, Kind kind = Kind::Buffer);
+  // A window that ends below the const window (for tests of the window running out).
+  explicit GlobalMemory(uint64_t end = kConstWindow) : end_(end) {}
   // Frees the allocation of `kind` that starts at `base`; false when none starts there.
   bool release(uint64_t base, Kind kind = Kind::Buffer);
   // The allocation whose bytes hold `addr`, or nullptr.
@@ -72,6 +74,7 @@ class GlobalMemory {
   std::vector<Allocation> allocs_;  // sorted by base
   std::deque<Freed> freed_;         // the latest releases, for messages
   uint64_t next_ = kGlobalBase;
+  uint64_t end_ = kConstWindow;
 };
 
 struct Frame {

@@ -2,6 +2,7 @@
 // values, launches from raw parameter blocks.
 #include <cstring>
 
+#include "../../src/emu/Machine.h"
 #include "TestUtil.h"
 #include "ptxopt/emu/Device.h"
 
@@ -186,8 +187,10 @@ DONE:
 
 TEST(Device, ConstVariablesWrittenByTheHost) {
   auto m = parseOk(std::string(kHeader) + R"(
+.visible .global .align 4 .u32 g;
 .visible .const .align 4 .u32 factor;
 .visible .const .align 4 .u32 table[4] = {10, 20, 30, 40};
+.visible .const .align 8 .u64 gaddr = g;
 .visible .entry scale(.param .u64 out)
 {
   .reg .b32 %r<8>;
@@ -220,6 +223,11 @@ TEST(Device, ConstVariablesWrittenByTheHost) {
   uint32_t t[4];
   ASSERT_TRUE(d.read(table, t, 16, error)) << error;
   EXPECT_EQ(t[2], 30u);
+  uint64_t g = 0, gaddr = 0, got = 0;
+  ASSERT_TRUE(d.symbol(id, "g", g, size));
+  ASSERT_TRUE(d.symbol(id, "gaddr", gaddr, size));
+  ASSERT_TRUE(d.read(gaddr, &got, 8, error)) << error;
+  EXPECT_EQ(got, g);  // an address in a .const initializer
   uint32_t f = 3;
   ASSERT_TRUE(d.write(factor, &f, 4, error)) << error;
   uint32_t t1 = 100;
@@ -396,6 +404,31 @@ TEST(Device, FaultsOutsideAllocations) {
   EXPECT_GT(q, out);
 }
 
+// The global window: addresses only go up until it is used up; then freed gaps are reused.
+TEST(Device, GlobalWindowRunsOut) {
+  GlobalMemory mem(kGlobalBase + 4096);
+  uint64_t a = mem.allocate(1024, 256, "a"), b = mem.allocate(1024, 256, "b"), c = mem.allocate(1024, 256, "c");
+  EXPECT_EQ(a, kGlobalBase);
+  EXPECT_EQ(b, kGlobalBase + 1280);
+  EXPECT_EQ(c, kGlobalBase + 2560);
+  EXPECT_EQ(mem.allocate(1024, 256, "d"), 0u);
+  EXPECT_TRUE(mem.release(b));
+  EXPECT_EQ(mem.find(b, 4), nullptr);
+  EXPECT_NE(mem.describe(b).find("which was freed"), std::string::npos) << mem.describe(b);
+  uint64_t e = mem.allocate(1024, 256, "e");
+  EXPECT_EQ(e, b);
+  EXPECT_NE(mem.find(e + 1020, 4), nullptr);
+  EXPECT_EQ(mem.find(e + 1020, 8), nullptr);
+  EXPECT_EQ(mem.allocate(2048, 256, "f"), 0u);
+  EXPECT_EQ(mem.bytesIn(GlobalMemory::Kind::Buffer), 3072u);
+  uint64_t v = mem.allocate(8, 8, "v", GlobalMemory::Kind::Variable);
+  EXPECT_EQ(v, kGlobalBase + 3840);  // the room left after 'c'
+  EXPECT_EQ(mem.allocate(8, 8, "w"), 0u);
+  EXPECT_FALSE(mem.release(v));  // a variable is not a buffer
+  EXPECT_FALSE(mem.release(a, GlobalMemory::Kind::Variable));
+  EXPECT_TRUE(mem.release(v, GlobalMemory::Kind::Variable));
+}
+
 TEST(Device, BadLaunchesAreErrors) {
   auto m = parseOk(std::string(kHeader) + R"(
 .visible .entry fixed(.param .u64 p) .reqntid 64, 1, 1
@@ -424,6 +457,40 @@ TEST(Device, BadLaunchesAreErrors) {
   EXPECT_NE(err(id, launchOf("fixed", 1, 32, p8)).find(".reqntid"), std::string::npos);
   EXPECT_NE(err(7, launchOf("fixed", 1, 64, p8)).find("no module 7"), std::string::npos);
   EXPECT_TRUE(d.launch(id, launchOf("fixed", 2, 64, p8), RunOptions{}).ok);
+}
+
+TEST(Device, RunOptions) {
+  auto m = parseOk(std::string(kHeader) + R"(
+.visible .entry racy(.param .u64 p)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [p];
+  mov.u32 %r1, %tid.x;
+  and.b32 %r2, %r1, 1;
+  setp.eq.u32 %p1, %r2, 0;
+  @%p1 bra EVEN;
+  st.global.u32 [%rd1], %r1;
+EVEN:
+  ret;
+}
+)");
+  ASSERT_TRUE(m);
+  Device d;
+  int id = load(d, *m);
+  uint64_t p = d.allocate(4, "p");
+  RunOptions opts;
+  opts.checkRaces = true;
+  opts.branchProfile = true;
+  opts.perLineMetrics = true;
+  RunResult r = d.launch(id, launchOf("racy", 2, 64, block(d, id, "racy", {p})), opts);
+  ASSERT_TRUE(r.ok) << r.error << r.fault;
+  ASSERT_FALSE(r.races.empty());
+  EXPECT_EQ(r.races[0].space, "global");
+  EXPECT_FALSE(r.metrics.branchOutcomes.empty());
+  EXPECT_FALSE(r.metrics.perLine.empty());
+  EXPECT_EQ(r.metrics.divergentBranches, 4u);
 }
 
 TEST(Device, Printf) {
