@@ -50,6 +50,17 @@ if nvcc and os.path.exists(nvcc):
     config.substitutions.append(("%nvcc", nvcc))
 else:
     missing.append("nvcc (tests with REQUIRES: nvcc)")
+# ptxrun's libcudart.so.13 (built where the CUDA headers are): `ptxrun exec` and LD_PRELOAD.
+shim = os.path.join(config.ptxopt_bin_dir, "cudart", "libcudart.so.13")
+if os.path.exists(shim):
+    config.available_features.add("cudart-shim")
+    config.substitutions.append(("%cudart_shim", shim))
+elif getattr(config, "sanitize", ""):
+    # A sanitizer build has none: an instrumented shared library cannot be loaded into the
+    # uninstrumented programs nvcc builds. The GCC build runs these tests.
+    lit_config.note("SKIPPED: tests with REQUIRES: cudart-shim (a sanitizer build builds no libcudart.so.13)")
+else:
+    missing.append("ptxrun's libcudart.so.13 (tests with REQUIRES: cudart-shim)")
 # nvdisasm comes from the nvidia-cuda-nvdisasm wheel in the project's .venv (scripts/setup.sh).
 nvdisasm = shutil.which("nvdisasm") or os.path.join(config.ptxopt_src_root, ".venv", "bin", "nvdisasm")
 if os.path.exists(nvdisasm) and "ptxas" in config.available_features:

@@ -17,6 +17,8 @@
 #include "ptxopt/support/File.h"
 #include "ptxopt/support/Version.h"
 
+#include "Exec.h"
+
 namespace {
 
 using namespace ptxopt;
@@ -177,6 +179,15 @@ int run(int argc, char** argv) {
   extractCmd->add_option("file", extract.file, "executable, shared library, object or .fatbin file")->required();
   extractCmd->add_option("-o", extract.dir, "directory to write the PTX files to (default: the current one)");
   extractCmd->add_flag("--list", extract.list, "list every entry (PTX and cubin) instead of extracting");
+  tools::ExecOptions exec;
+  exec.jobs = jobs;
+  CLI::App* execCmd = app.add_subcommand(
+      "exec", "run a CUDA program (built with nvcc -cudart shared) with ptxrun standing in for libcudart.so.13: "
+              "ptxrun exec [options] -- ./program args...");
+  execCmd->add_option("command", exec.command, "the program and its arguments (after --)")->required();
+  execCmd->add_option("-j", exec.jobs, "run each launch's CTAs on this many threads (default: all cores)")->check(CLI::Range(1u, 1024u));
+  execCmd->add_flag("--verbose", exec.verbose, "print a line for each module loaded and each launch");
+  execCmd->add_option("--passes", exec.passes, "optimize each module with this ptxopt pipeline (-O3, or pass,pass,...) when it is registered");
   app.add_option("--launch", specFile, "launch specification (JSON)");
   app.add_flag("--list-unsupported", listUnsupported, "list the module's instructions the emulator cannot run, then stop");
   app.add_option("--dump", dumpDir, "write every buffer after the run as DIR/<name>.bin");
@@ -205,8 +216,9 @@ int run(int argc, char** argv) {
     return rc == 0 ? kOk : kError;
   }
   if (app.got_subcommand(extractCmd)) return runExtractPtx(extract);
+  if (app.got_subcommand(execCmd)) return tools::runExec(exec);
   if (ptxFile.empty()) {
-    std::fprintf(stderr, "ptxrun: error: a PTX module is required (or a subcommand: extract-ptx)\n");
+    std::fprintf(stderr, "ptxrun: error: a PTX module is required (or a subcommand: exec, extract-ptx)\n");
     return kError;
   }
   bool wantMetrics = app.count("--metrics") > 0;

@@ -1,0 +1,859 @@
+// libcudart.so.13 in place of NVIDIA's: the CUDA runtime API of an unmodified program (built
+// with `nvcc -cudart shared`) over ptxrun's emulated device (issue #33, docs/CUDART.md).
+//
+// The program's start-up code registers each .cu file's fat binary: the PTX entry of the highest
+// architecture ptxrun runs is parsed, verified and loaded on one process-wide emu::Device, and
+// the host addresses nvcc gives kernels and __device__/__constant__ variables are mapped to
+// their names. Device pointers are the device's addresses (not host memory: a host dereference
+// faults, as with a GPU). Launches run to completion when they are made, in order: streams and
+// events keep their order trivially. A kernel's fault is reported at once on stderr (kernel,
+// launch, where) and returned by the next synchronizing call, after which every call returns it
+// (CUDA's sticky errors).
+//
+// Environment (set by `ptxrun exec`, or by hand): PTXRUN_JOBS (host threads for a launch's
+// CTAs, default all cores), PTXRUN_VERBOSE=1 (a line per registration and launch on stderr),
+// PTXRUN_PASSES (a pipeline, "-O3" or "pass,pass,...": each module is optimized by ptxopt when
+// it is registered, and the optimized module runs).
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "ptxopt/cudart/Fatbin.h"
+#include "ptxopt/emu/Device.h"
+#include "ptxopt/passes/Pass.h"
+#include "ptxopt/passes/PassManager.h"
+#include "ptxopt/ptx/Parser.h"
+
+namespace {
+
+using ptxopt::emu::Device;
+
+// The highest PTX architecture the emulator runs (an sm_90 device).
+constexpr uint32_t kMaxArch = 90;
+
+// What a fat binary handle (the `void**` the program keeps) stands for.
+struct FatbinHandle {
+  void* slot = nullptr;  // first: the handle is its address
+  int module = -1;       // -1: the module could not be loaded (the reason was printed)
+  std::string name;
+};
+
+struct Kernel {
+  int module = -1;
+  std::string name;
+  const void* hostFun = nullptr;
+};
+
+struct Variable {
+  int module = -1;
+  std::string name;
+  size_t size = 0;
+};
+
+struct LaunchConfig {
+  dim3 grid, block;
+  size_t shared = 0;
+  void* stream = nullptr;
+};
+
+struct Event {
+  std::chrono::steady_clock::time_point at{};
+  bool recorded = false;
+};
+
+class Runtime {
+ public:
+  Runtime() {
+    if (const char* j = std::getenv("PTXRUN_JOBS")) jobs_ = static_cast<unsigned>(std::max(1L, std::strtol(j, nullptr, 10)));
+    else jobs_ = std::max(1u, std::thread::hardware_concurrency());
+    const char* v = std::getenv("PTXRUN_VERBOSE");
+    verbose_ = v && *v && std::strcmp(v, "0") != 0;
+    if (const char* p = std::getenv("PTXRUN_PASSES"); p && *p) configurePasses(p);
+  }
+
+  // PTXRUN_PASSES: "-O0".."-O3" or a comma list of passes. A pipeline that does not configure
+  // is reported and the modules run as they are.
+  void configurePasses(std::string_view text) {
+    ptxopt::PassManagerOptions o;
+    if (text.size() == 3 && text[0] == '-' && text[1] == 'O' && text[2] >= '0' && text[2] <= '3') {
+      for (std::string_view n : ptxopt::pipelineForLevel(unsigned(text[2] - '0'))) o.pipeline.emplace_back(n);
+    } else {
+      o.pipeline = ptxopt::splitList(text);
+    }
+    std::string error;
+    passes_ = std::make_unique<ptxopt::PassManager>();
+    if (!passes_->configure(o, error)) {
+      warn("PTXRUN_PASSES=" + std::string(text) + ": " + error + "; the modules run unoptimized");
+      passes_.reset();
+    }
+    passesText_ = text;
+  }
+
+  std::mutex mu;
+  Device device;
+  std::deque<FatbinHandle> fatbins;
+  std::vector<std::unique_ptr<ptxopt::Module>> modules;  // by module id
+  std::deque<Kernel> kernels;
+  std::unordered_map<const void*, Kernel*> kernelByHostFun;
+  std::unordered_map<const void*, Variable> variables;
+  std::vector<LaunchConfig> configs;
+  std::deque<Event> events;
+  cudaError_t lastError = cudaSuccess;  // what cudaGetLastError returns and clears
+  cudaError_t sticky = cudaSuccess;     // a kernel fault: every later call returns it
+  uint64_t launches = 0, mallocs = 0;  // numbered from 1, for messages
+  unsigned jobs_ = 1;
+  bool verbose_ = false;
+  std::unique_ptr<ptxopt::PassManager> passes_;
+  std::string passesText_;
+
+  // Records `e` as the last error and returns it.
+  cudaError_t fail(cudaError_t e) {
+    if (e != cudaSuccess) lastError = e;
+    return e;
+  }
+  // The result of a call that synchronizes: a pending fault first.
+  cudaError_t sync() { return sticky != cudaSuccess ? fail(sticky) : cudaSuccess; }
+
+  void log(const std::string& s) const {
+    if (verbose_) std::fprintf(stderr, "ptxrun: %s\n", s.c_str());
+  }
+  static void warn(const std::string& s) { std::fprintf(stderr, "ptxrun: %s\n", s.c_str()); }
+
+  FatbinHandle* handleOf(void** h) { return reinterpret_cast<FatbinHandle*>(h); }
+
+  void** registerFatbin(const void* wrapper) {
+    FatbinHandle& h = fatbins.emplace_back();
+    h.name = "module" + std::to_string(fatbins.size() - 1);
+    load(wrapper, h);
+    return &h.slot;
+  }
+
+  void load(const void* wrapper, FatbinHandle& h) {
+    struct Wrapper {
+      uint32_t magic, version;
+      const uint8_t* data;
+      const void* extra;
+    };
+    const auto* w = static_cast<const Wrapper*>(wrapper);
+    if (!w || w->magic != ptxopt::cudart::kFatbinWrapperMagic || !w->data) {
+      warn(h.name + ": not a fat binary wrapper (magic " + (w ? std::to_string(w->magic) : "none") + "): its kernels cannot run");
+      return;
+    }
+    // The image's own header gives its size.
+    uint64_t entries = 0;
+    std::memcpy(&entries, w->data + 8, 8);
+    std::span<const uint8_t> bytes(w->data, ptxopt::cudart::kFatbinImageHeaderSize + entries);
+    ptxopt::cudart::FatbinImage image;
+    std::string error;
+    if (!ptxopt::cudart::parseFatbinImage(bytes, image, error)) {
+      warn(h.name + ": " + error);
+      return;
+    }
+    const ptxopt::cudart::FatbinEntry* e = ptxopt::cudart::choosePtxEntry({image}, kMaxArch);
+    if (!e) {
+      warn(h.name + ": the fat binary holds no PTX for sm_" + std::to_string(kMaxArch) +
+           " or below (only cubins, or PTX for a newer architecture): its kernels cannot run. Build with "
+           "-gencode arch=compute_90,code=compute_90 (or any compute_XX up to 90).");
+      return;
+    }
+    std::string text;
+    if (!ptxopt::cudart::entryPtx(*e, text, error)) {
+      warn(h.name + ": " + error);
+      return;
+    }
+    h.name += ".sm_" + std::to_string(e->arch) + ".ptx";
+    ptxopt::DiagEngine diags;
+    std::unique_ptr<ptxopt::Module> m = ptxopt::loadModule(text, h.name, diags);
+    if (!m) {
+      warn(h.name + ": the embedded PTX does not load:\n" + diags.str());
+      return;
+    }
+    if (passes_) {
+      ptxopt::PassRunResult pr = passes_->run(*m, diags);
+      if (!pr.ok || diags.hasErrors()) {
+        warn(h.name + ": " + passesText_ + " failed; the module runs unoptimized:\n" + diags.str());
+        ptxopt::DiagEngine again;
+        m = ptxopt::loadModule(text, h.name, again);
+      } else {
+        log("optimized " + h.name + " with " + passesText_);
+      }
+    }
+    int id = device.load(*m, h.name, error);
+    if (id < 0) {
+      warn(h.name + ": " + error);
+      return;
+    }
+    if (modules.size() <= size_t(id)) modules.resize(size_t(id) + 1);
+    modules[size_t(id)] = std::move(m);
+    h.module = id;
+    log("loaded " + h.name + " (" + std::to_string(text.size()) + " bytes of PTX)");
+  }
+
+  cudaError_t launch(const Kernel& k, dim3 grid, dim3 block, void** args, size_t shared) {
+    if (sticky != cudaSuccess) return fail(sticky);
+    if (k.module < 0) {
+      warn("kernel '" + k.name + "' cannot run: its module did not load (see above)");
+      return fail(cudaErrorInvalidDeviceFunction);
+    }
+    if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0 ||
+        uint64_t(block.x) * block.y * block.z > 1024 || block.z > 64 || grid.y > 65535 || grid.z > 65535)
+      return fail(cudaErrorInvalidConfiguration);
+    std::vector<ptxopt::emu::ParamSlot> slots;
+    uint64_t blockSize = 0;
+    if (!device.kernelParams(k.module, k.name, slots, blockSize)) return fail(cudaErrorInvalidDeviceFunction);
+    ptxopt::emu::DeviceLaunch l;
+    l.kernel = k.name;
+    l.grid = {grid.x, grid.y, grid.z};
+    l.block = {block.x, block.y, block.z};
+    l.dynamicShared = static_cast<uint32_t>(shared);
+    l.params.assign(blockSize, 0);
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (!args || !args[i]) return fail(cudaErrorInvalidValue);
+      std::memcpy(l.params.data() + slots[i].offset, args[i], slots[i].size);
+    }
+    ptxopt::emu::RunOptions o;
+    o.jobs = jobs_;
+    uint64_t n = ++launches;
+    log("launch " + std::to_string(n) + ": " + k.name + " <<<(" + std::to_string(grid.x) + "," + std::to_string(grid.y) +
+        "," + std::to_string(grid.z) + "), (" + std::to_string(block.x) + "," + std::to_string(block.y) + "," +
+        std::to_string(block.z) + ")>>>");
+    ptxopt::emu::RunResult r = device.launch(k.module, l, o);
+    if (!r.stdoutText.empty()) {
+      std::fwrite(r.stdoutText.data(), 1, r.stdoutText.size(), stdout);
+      std::fflush(stdout);
+    }
+    if (!r.error.empty()) {
+      warn("launch " + std::to_string(n) + " of '" + k.name + "': " + r.error);
+      return fail(cudaErrorInvalidConfiguration);
+    }
+    if (!r.fault.empty()) {
+      warn("kernel fault in launch " + std::to_string(n) + " of '" + k.name + "': " + r.fault);
+      bool illegal = r.fault.find("out of bounds") != std::string::npos || r.fault.find("misaligned") != std::string::npos ||
+                     r.fault.find("address") != std::string::npos;
+      sticky = illegal ? cudaErrorIllegalAddress : cudaErrorLaunchFailure;
+    }
+    return cudaSuccess;
+  }
+
+  bool isDevice(const void* p) {
+    uint8_t probe;
+    std::string e;
+    return p && device.read(reinterpret_cast<uint64_t>(p), &probe, 1, e);
+  }
+
+  cudaError_t copy(void* dst, const void* src, size_t n, cudaMemcpyKind kind) {
+    if (sticky != cudaSuccess) return fail(sticky);
+    if (n == 0) return cudaSuccess;
+    if (!dst || !src) return fail(cudaErrorInvalidValue);
+    if (kind == cudaMemcpyDefault) {
+      bool d = isDevice(dst), s = isDevice(src);
+      kind = d ? (s ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice) : (s ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+    }
+    std::string e;
+    bool ok = true;
+    auto addr = [](const void* p) { return reinterpret_cast<uint64_t>(p); };
+    switch (kind) {
+      case cudaMemcpyHostToHost: std::memmove(dst, src, n); break;
+      case cudaMemcpyHostToDevice: ok = device.write(addr(dst), src, n, e); break;
+      case cudaMemcpyDeviceToHost: ok = device.read(addr(src), dst, n, e); break;
+      case cudaMemcpyDeviceToDevice: ok = device.copy(addr(dst), addr(src), n, e); break;
+      default: return fail(cudaErrorInvalidMemcpyDirection);
+    }
+    if (!ok) {
+      warn("cudaMemcpy: " + e);
+      return fail(cudaErrorInvalidValue);
+    }
+    return cudaSuccess;
+  }
+
+  // A registered variable's device address and size.
+  cudaError_t symbol(const void* hostVar, uint64_t& addr, uint64_t& size) {
+    auto it = variables.find(hostVar);
+    if (it == variables.end() || it->second.module < 0) return fail(cudaErrorInvalidSymbol);
+    if (!device.symbol(it->second.module, it->second.name, addr, size)) return fail(cudaErrorInvalidSymbol);
+    return cudaSuccess;
+  }
+};
+
+Runtime& rt() {
+  static Runtime* r = new Runtime;  // never destroyed: programs call the API from their own destructors
+  return *r;
+}
+
+// Records an error from a call that does not hold the runtime's lock.
+cudaError_t fail(cudaError_t e) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  return r.fail(e);
+}
+
+// The answer of a query: `*out = value`, or cudaErrorInvalidValue without a place to put it.
+cudaError_t answer(int* out, int value) {
+  if (!out) return fail(cudaErrorInvalidValue);
+  *out = value;
+  return cudaSuccess;
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- registration (called by the code nvcc generates) -------------------------------------------
+
+void** __cudaRegisterFatBinary(void* fatCubin) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  return r.registerFatbin(fatCubin);
+}
+
+void __cudaRegisterFatBinaryEnd(void**) {}
+
+void __cudaUnregisterFatBinary(void**) {}
+
+char __cudaInitModule(void**) { return 1; }
+
+void __cudaRegisterFunction(void** handle, const char* hostFun, char*, const char* deviceName, int, uint3*, uint3*, dim3*,
+                            dim3*, int*) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  Kernel& k = r.kernels.emplace_back();
+  k.module = r.handleOf(handle)->module;
+  k.name = deviceName;
+  k.hostFun = hostFun;
+  r.kernelByHostFun[hostFun] = &k;
+}
+
+void __cudaRegisterVar(void** handle, char* hostVar, char*, const char* deviceName, int, size_t size, int, int) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  r.variables[hostVar] = Variable{r.handleOf(handle)->module, deviceName, size};
+}
+
+unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st* stream) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  r.configs.push_back({gridDim, blockDim, sharedMem, stream});
+  return 0;
+}
+
+cudaError_t __cudaPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem, void* stream) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  if (r.configs.empty()) return r.fail(cudaErrorMissingConfiguration);
+  LaunchConfig c = r.configs.back();
+  r.configs.pop_back();
+  *gridDim = c.grid;
+  *blockDim = c.block;
+  *sharedMem = c.shared;
+  *static_cast<void**>(stream) = c.stream;
+  return cudaSuccess;
+}
+
+cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* funcAddr) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  auto it = r.kernelByHostFun.find(funcAddr);
+  if (it == r.kernelByHostFun.end()) return r.fail(cudaErrorInvalidDeviceFunction);
+  *kernel = reinterpret_cast<cudaKernel_t>(it->second);
+  return cudaSuccess;
+}
+
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
+                               cudaStream_t) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  if (!kernel) return r.fail(cudaErrorInvalidDeviceFunction);
+  return r.launch(*reinterpret_cast<const Kernel*>(kernel), gridDim, blockDim, args, sharedMem);
+}
+
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
+                                    cudaStream_t stream) {
+  return __cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem, stream);
+}
+
+// ---- launches --------------------------------------------------------------------------------------
+
+cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem, cudaStream_t) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  auto it = r.kernelByHostFun.find(func);
+  if (it == r.kernelByHostFun.end()) return r.fail(cudaErrorInvalidDeviceFunction);
+  return r.launch(*it->second, gridDim, blockDim, args, sharedMem);
+}
+
+cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  return r.kernelByHostFun.count(func) ? cudaSuccess : r.fail(cudaErrorInvalidDeviceFunction);
+}
+
+// ---- memory ----------------------------------------------------------------------------------------
+
+cudaError_t cudaMalloc(void** devPtr, size_t size) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  if (r.sticky != cudaSuccess) return r.fail(r.sticky);
+  if (!devPtr) return r.fail(cudaErrorInvalidValue);
+  if (size == 0) {
+    *devPtr = nullptr;
+    return cudaSuccess;
+  }
+  uint64_t a = r.device.allocate(size, "cudaMalloc #" + std::to_string(++r.mallocs));
+  if (!a) return r.fail(cudaErrorMemoryAllocation);
+  *devPtr = reinterpret_cast<void*>(a);
+  return cudaSuccess;
+}
+
+cudaError_t cudaFree(void* devPtr) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  if (r.sticky != cudaSuccess) return r.fail(r.sticky);
+  if (!devPtr) return cudaSuccess;
+  return r.device.release(reinterpret_cast<uint64_t>(devPtr)) ? cudaSuccess : r.fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaMallocHost(void** ptr, size_t size) {
+  if (!ptr) return fail(cudaErrorInvalidValue);
+  *ptr = std::malloc(size ? size : 1);
+  return *ptr ? cudaSuccess : fail(cudaErrorMemoryAllocation);
+}
+
+cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int) { return cudaMallocHost(ptr, size); }
+
+cudaError_t cudaFreeHost(void* ptr) {
+  std::free(ptr);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  constexpr size_t kTotal = size_t(80) << 30;
+  size_t used = r.device.bytesInUse();
+  if (free) *free = used < kTotal ? kTotal - used : 0;
+  if (total) *total = kTotal;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  return r.copy(dst, src, count, kind);
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t) {
+  return cudaMemcpy(dst, src, count, kind);
+}
+
+cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  if (r.sticky != cudaSuccess) return r.fail(r.sticky);
+  if (count == 0) return cudaSuccess;
+  std::string e;
+  if (!r.device.fill(reinterpret_cast<uint64_t>(devPtr), static_cast<uint8_t>(value), count, e)) {
+    Runtime::warn("cudaMemset: " + e);
+    return r.fail(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t) { return cudaMemset(devPtr, value, count); }
+
+cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  if (r.sticky != cudaSuccess) return r.fail(r.sticky);
+  uint64_t addr = 0, size = 0;
+  if (cudaError_t e = r.symbol(symbol, addr, size)) return e;
+  if (offset > size || count > size - offset) return r.fail(cudaErrorInvalidValue);
+  if (kind == cudaMemcpyDefault) kind = r.isDevice(src) ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
+  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice) return r.fail(cudaErrorInvalidMemcpyDirection);
+  return r.copy(reinterpret_cast<void*>(addr + offset), src, count, kind);
+}
+
+cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  if (r.sticky != cudaSuccess) return r.fail(r.sticky);
+  uint64_t addr = 0, size = 0;
+  if (cudaError_t e = r.symbol(symbol, addr, size)) return e;
+  if (offset > size || count > size - offset) return r.fail(cudaErrorInvalidValue);
+  if (kind == cudaMemcpyDefault) kind = r.isDevice(dst) ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
+  if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice) return r.fail(cudaErrorInvalidMemcpyDirection);
+  return r.copy(dst, reinterpret_cast<const void*>(addr + offset), count, kind);
+}
+
+cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind,
+                                    cudaStream_t) {
+  return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind,
+                                      cudaStream_t) {
+  return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+}
+
+cudaError_t cudaGetSymbolAddress(void** devPtr, const void* symbol) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  uint64_t addr = 0, size = 0;
+  if (cudaError_t e = r.symbol(symbol, addr, size)) return e;
+  if (devPtr) *devPtr = reinterpret_cast<void*>(addr);
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetSymbolSize(size_t* sz, const void* symbol) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  uint64_t addr = 0, size = 0;
+  if (cudaError_t e = r.symbol(symbol, addr, size)) return e;
+  if (sz) *sz = size;
+  return cudaSuccess;
+}
+
+// ---- device, synchronization, errors ----------------------------------------------------------------
+
+cudaError_t cudaDeviceSynchronize() {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  return r.sync();
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaDeviceSynchronize(); }
+
+cudaError_t cudaGetLastError() {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  cudaError_t e = r.sticky != cudaSuccess ? r.sticky : r.lastError;
+  r.lastError = cudaSuccess;
+  return e;
+}
+
+cudaError_t cudaPeekAtLastError() {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  return r.sticky != cudaSuccess ? r.sticky : r.lastError;
+}
+
+cudaError_t cudaGetDeviceCount(int* count) { return answer(count, 1); }
+
+cudaError_t cudaGetDevice(int* device) { return answer(device, 0); }
+
+cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : fail(cudaErrorInvalidDevice); }
+
+cudaError_t cudaRuntimeGetVersion(int* v) { return answer(v, CUDART_VERSION); }
+
+cudaError_t cudaDriverGetVersion(int* v) { return answer(v, CUDART_VERSION); }
+
+}  // extern "C"
+
+// ---- error names ------------------------------------------------------------------------------------
+
+namespace {
+
+struct ErrorName {
+  cudaError_t code;
+  const char* name;
+};
+
+#define E(x) {x, #x}
+constexpr ErrorName kErrorNames[] = {
+    {cudaSuccess, "cudaSuccess"},
+    E(cudaErrorInvalidValue), E(cudaErrorMemoryAllocation), E(cudaErrorInitializationError),
+    E(cudaErrorCudartUnloading), E(cudaErrorProfilerDisabled), E(cudaErrorProfilerNotInitialized),
+    E(cudaErrorProfilerAlreadyStarted), E(cudaErrorProfilerAlreadyStopped), E(cudaErrorInvalidConfiguration),
+    E(cudaErrorInvalidPitchValue), E(cudaErrorInvalidSymbol), E(cudaErrorInvalidHostPointer),
+    E(cudaErrorInvalidDevicePointer), E(cudaErrorInvalidTexture), E(cudaErrorInvalidTextureBinding),
+    E(cudaErrorInvalidChannelDescriptor), E(cudaErrorInvalidMemcpyDirection), E(cudaErrorAddressOfConstant),
+    E(cudaErrorTextureFetchFailed), E(cudaErrorTextureNotBound), E(cudaErrorSynchronizationError),
+    E(cudaErrorInvalidFilterSetting), E(cudaErrorInvalidNormSetting), E(cudaErrorMixedDeviceExecution),
+    E(cudaErrorNotYetImplemented), E(cudaErrorMemoryValueTooLarge), E(cudaErrorStubLibrary),
+    E(cudaErrorInsufficientDriver), E(cudaErrorCallRequiresNewerDriver), E(cudaErrorInvalidSurface),
+    E(cudaErrorDuplicateVariableName), E(cudaErrorDuplicateTextureName), E(cudaErrorDuplicateSurfaceName),
+    E(cudaErrorDevicesUnavailable), E(cudaErrorIncompatibleDriverContext), E(cudaErrorMissingConfiguration),
+    E(cudaErrorPriorLaunchFailure), E(cudaErrorLaunchMaxDepthExceeded), E(cudaErrorLaunchFileScopedTex),
+    E(cudaErrorLaunchFileScopedSurf), E(cudaErrorSyncDepthExceeded), E(cudaErrorLaunchPendingCountExceeded),
+    E(cudaErrorInvalidDeviceFunction), E(cudaErrorNoDevice), E(cudaErrorInvalidDevice),
+    E(cudaErrorDeviceNotLicensed), E(cudaErrorSoftwareValidityNotEstablished), E(cudaErrorInvalidKernelImage),
+    E(cudaErrorDeviceUninitialized), E(cudaErrorMapBufferObjectFailed), E(cudaErrorUnmapBufferObjectFailed),
+    E(cudaErrorArrayIsMapped), E(cudaErrorAlreadyMapped), E(cudaErrorNoKernelImageForDevice),
+    E(cudaErrorAlreadyAcquired), E(cudaErrorNotMapped), E(cudaErrorNotMappedAsArray),
+    E(cudaErrorNotMappedAsPointer), E(cudaErrorECCUncorrectable), E(cudaErrorUnsupportedLimit),
+    E(cudaErrorDeviceAlreadyInUse), E(cudaErrorPeerAccessUnsupported), E(cudaErrorInvalidPtx),
+    E(cudaErrorInvalidGraphicsContext), E(cudaErrorNvlinkUncorrectable), E(cudaErrorJitCompilerNotFound),
+    E(cudaErrorUnsupportedPtxVersion), E(cudaErrorJitCompilationDisabled), E(cudaErrorUnsupportedExecAffinity),
+    E(cudaErrorUnsupportedDevSideSync), E(cudaErrorContained), E(cudaErrorInvalidSource),
+    E(cudaErrorFileNotFound), E(cudaErrorSharedObjectSymbolNotFound), E(cudaErrorSharedObjectInitFailed),
+    E(cudaErrorOperatingSystem), E(cudaErrorInvalidResourceHandle), E(cudaErrorIllegalState),
+    E(cudaErrorLossyQuery), E(cudaErrorSymbolNotFound), E(cudaErrorNotReady), E(cudaErrorIllegalAddress),
+    E(cudaErrorLaunchOutOfResources), E(cudaErrorLaunchTimeout), E(cudaErrorLaunchIncompatibleTexturing),
+    E(cudaErrorPeerAccessAlreadyEnabled), E(cudaErrorPeerAccessNotEnabled), E(cudaErrorSetOnActiveProcess),
+    E(cudaErrorContextIsDestroyed), E(cudaErrorAssert), E(cudaErrorTooManyPeers),
+    E(cudaErrorHostMemoryAlreadyRegistered), E(cudaErrorHostMemoryNotRegistered),
+    E(cudaErrorHardwareStackError), E(cudaErrorIllegalInstruction), E(cudaErrorMisalignedAddress),
+    E(cudaErrorInvalidAddressSpace), E(cudaErrorInvalidPc), E(cudaErrorLaunchFailure),
+    E(cudaErrorCooperativeLaunchTooLarge), E(cudaErrorTensorMemoryLeak), E(cudaErrorNotPermitted),
+    E(cudaErrorNotSupported), E(cudaErrorSystemNotReady), E(cudaErrorSystemDriverMismatch),
+    E(cudaErrorCompatNotSupportedOnDevice), E(cudaErrorMpsConnectionFailed), E(cudaErrorMpsRpcFailure),
+    E(cudaErrorMpsServerNotReady), E(cudaErrorMpsMaxClientsReached), E(cudaErrorMpsMaxConnectionsReached),
+    E(cudaErrorMpsClientTerminated), E(cudaErrorCdpNotSupported), E(cudaErrorCdpVersionMismatch),
+    E(cudaErrorStreamCaptureUnsupported), E(cudaErrorStreamCaptureInvalidated), E(cudaErrorStreamCaptureMerge),
+    E(cudaErrorStreamCaptureUnmatched), E(cudaErrorStreamCaptureUnjoined), E(cudaErrorStreamCaptureIsolation),
+    E(cudaErrorStreamCaptureImplicit), E(cudaErrorCapturedEvent), E(cudaErrorStreamCaptureWrongThread),
+    E(cudaErrorTimeout), E(cudaErrorGraphExecUpdateFailure), E(cudaErrorExternalDevice),
+    E(cudaErrorInvalidClusterSize), E(cudaErrorFunctionNotLoaded), E(cudaErrorInvalidResourceType),
+    E(cudaErrorInvalidResourceConfiguration), E(cudaErrorUnknown),
+};
+#undef E
+
+const char* errorName(cudaError_t e) {
+  for (const ErrorName& n : kErrorNames)
+    if (n.code == e) return n.name;
+  return nullptr;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* cudaGetErrorName(cudaError_t error) {
+  const char* n = errorName(error);
+  return n ? n : "cudaErrorUnknown";
+}
+
+// The name without its prefix, in words: "cudaErrorIllegalAddress" -> "illegal address"; a few
+// that programs print most often say more.
+const char* cudaGetErrorString(cudaError_t error) {
+  switch (error) {
+    case cudaSuccess: return "no error";
+    case cudaErrorIllegalAddress: return "an illegal memory access was encountered (ptxrun printed where)";
+    case cudaErrorLaunchFailure: return "unspecified launch failure (ptxrun printed the kernel's fault)";
+    case cudaErrorInvalidDeviceFunction: return "invalid device function (no PTX ptxrun can run, see its message)";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInvalidValue: return "invalid argument";
+    default: break;
+  }
+  static std::mutex mu;
+  static std::unordered_map<int, std::string> words;
+  std::lock_guard<std::mutex> g(mu);
+  auto it = words.find(int(error));
+  if (it == words.end()) {
+    std::string n = cudaGetErrorName(error), w;
+    const char* prefix = "cudaError";
+    if (n.rfind(prefix, 0) == 0) n = n.substr(std::strlen(prefix));
+    for (char c : n) {
+      if (std::isupper(static_cast<unsigned char>(c)) && !w.empty()) w += ' ';
+      w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    it = words.emplace(int(error), w).first;
+  }
+  return it->second.c_str();
+}
+
+}  // extern "C"
+
+// ---- the device's description ----------------------------------------------------------------------
+// An sm_90 device with an H100 SXM's figures, so that programs size their grids as they would on
+// one; the name says it is ptxrun's.
+
+namespace {
+
+cudaDeviceProp deviceProperties() {
+  cudaDeviceProp p;
+  std::memset(&p, 0, sizeof p);
+  std::snprintf(p.name, sizeof p.name, "ptxrun (emulated sm_90)");
+  p.totalGlobalMem = size_t(80) << 30;
+  p.sharedMemPerBlock = 48 << 10;
+  p.regsPerBlock = 65536;
+  p.warpSize = 32;
+  p.memPitch = size_t(2147483647);
+  p.maxThreadsPerBlock = 1024;
+  p.maxThreadsDim[0] = 1024;
+  p.maxThreadsDim[1] = 1024;
+  p.maxThreadsDim[2] = 64;
+  p.maxGridSize[0] = 2147483647;
+  p.maxGridSize[1] = 65535;
+  p.maxGridSize[2] = 65535;
+  p.totalConstMem = 64 << 10;
+  p.major = 9;
+  p.minor = 0;
+  p.textureAlignment = 512;
+  p.texturePitchAlignment = 32;
+  p.multiProcessorCount = 132;
+  p.canMapHostMemory = 1;
+  p.concurrentKernels = 1;
+  p.asyncEngineCount = 2;
+  p.unifiedAddressing = 1;
+  p.memoryBusWidth = 5120;
+  p.l2CacheSize = 50 << 20;
+  p.maxThreadsPerMultiProcessor = 2048;
+  p.globalL1CacheSupported = 1;
+  p.localL1CacheSupported = 1;
+  p.sharedMemPerMultiprocessor = 228 << 10;
+  p.regsPerMultiprocessor = 65536;
+  p.sharedMemPerBlockOptin = 227 << 10;
+  p.maxBlocksPerMultiProcessor = 32;
+  p.reservedSharedMemPerBlock = 1 << 10;
+  p.cooperativeLaunch = 1;
+  p.clusterLaunch = 1;
+  p.hostNumaId = -1;
+  return p;
+}
+
+}  // namespace
+
+extern "C" {
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  if (!prop) return fail(cudaErrorInvalidValue);
+  if (device != 0) return fail(cudaErrorInvalidDevice);
+  *prop = deviceProperties();
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
+  if (!value) return fail(cudaErrorInvalidValue);
+  if (device != 0) return fail(cudaErrorInvalidDevice);
+  static const cudaDeviceProp p = deviceProperties();
+  switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
+    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
+    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
+    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
+    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
+    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
+    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *value = int(p.sharedMemPerBlock); break;
+    case cudaDevAttrTotalConstantMemory: *value = int(p.totalConstMem); break;
+    case cudaDevAttrWarpSize: *value = p.warpSize; break;
+    case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
+    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = int(p.sharedMemPerMultiprocessor); break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = int(p.sharedMemPerBlockOptin); break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+    case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
+    case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
+    case cudaDevAttrConcurrentKernels: *value = p.concurrentKernels; break;
+    case cudaDevAttrUnifiedAddressing: *value = p.unifiedAddressing; break;
+    case cudaDevAttrCooperativeLaunch: *value = p.cooperativeLaunch; break;
+    case cudaDevAttrAsyncEngineCount: *value = p.asyncEngineCount; break;
+    case cudaDevAttrCanMapHostMemory: *value = p.canMapHostMemory; break;
+    case cudaDevAttrIntegrated: *value = 0; break;
+    case cudaDevAttrManagedMemory: *value = 0; break;
+    case cudaDevAttrTextureAlignment: *value = int(p.textureAlignment); break;
+    default:
+      Runtime::warn("cudaDeviceGetAttribute: attribute " + std::to_string(int(attr)) + " is not described by ptxrun's device");
+      return fail(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceReset() {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  // Memory and errors go; registered modules stay (as the program's registrations do).
+  r.sticky = cudaSuccess;
+  r.lastError = cudaSuccess;
+  return cudaSuccess;
+}
+
+// ---- streams and events: launches and copies run when they are issued, so every stream is in
+// order and complete; an event records the host time (cudaEventElapsedTime is host time) ------------
+
+cudaError_t cudaStreamCreate(cudaStream_t* s) {
+  if (!s) return fail(cudaErrorInvalidValue);
+  static char streams[1024];  // distinct non-null handles
+  static std::atomic<unsigned> next{0};
+  *s = reinterpret_cast<cudaStream_t>(&streams[next++ % sizeof streams]);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int) { return cudaStreamCreate(s); }
+
+cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
+
+cudaError_t cudaStreamQuery(cudaStream_t) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  return r.sync();
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t* e) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  if (!e) return r.fail(cudaErrorInvalidValue);
+  *e = reinterpret_cast<cudaEvent_t>(&r.events.emplace_back());
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) { return cudaEventCreate(e); }
+
+cudaError_t cudaEventDestroy(cudaEvent_t) { return cudaSuccess; }
+
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) {
+  if (!e) return fail(cudaErrorInvalidResourceHandle);
+  Event& ev = *reinterpret_cast<Event*>(e);
+  ev.at = std::chrono::steady_clock::now();
+  ev.recorded = true;
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+  if (!e) return fail(cudaErrorInvalidResourceHandle);
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  return r.sync();
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t e) { return cudaEventSynchronize(e); }
+
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  if (!ms || !start || !end) return fail(cudaErrorInvalidValue);
+  const Event &a = *reinterpret_cast<Event*>(start), &b = *reinterpret_cast<Event*>(end);
+  if (!a.recorded || !b.recorded) return fail(cudaErrorInvalidResourceHandle);
+  *ms = std::chrono::duration<float, std::milli>(b.at - a.at).count();
+  return cudaSuccess;
+}
+
+// ---- pitched memory ---------------------------------------------------------------------------------
+
+cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {
+  if (!pitch) return fail(cudaErrorInvalidValue);
+  *pitch = (width + 511) / 512 * 512;
+  return cudaMalloc(devPtr, *pitch * height);
+}
+
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                         cudaMemcpyKind kind) {
+  if (width > dpitch || width > spitch) return fail(cudaErrorInvalidPitchValue);
+  for (size_t row = 0; row < height; ++row)
+    if (cudaError_t e = cudaMemcpy(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch,
+                                   width, kind))
+      return e;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                              cudaMemcpyKind kind, cudaStream_t) {
+  return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
+
+}  // extern "C"

@@ -1,0 +1,155 @@
+// ptxrun exec: runs an unmodified CUDA program with ptxrun's libcudart.so.13 in place of
+// NVIDIA's (tools/cudart, docs/CUDART.md).
+#include "Exec.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <span>
+
+#include "ptxopt/cudart/Fatbin.h"
+#include "ptxopt/support/File.h"
+
+namespace ptxopt::tools {
+
+namespace {
+
+// The shared libraries an ELF file names in its dynamic section (DT_NEEDED); false when it is
+// not a dynamically linked ELF file.
+bool neededLibraries(std::span<const uint8_t> file, std::vector<std::string>& needed) {
+  std::vector<cudart::ElfSection> sections;
+  std::string error;
+  if (!cudart::elfSections(file, sections, error)) return false;
+  const cudart::ElfSection *dyn = nullptr, *dynstr = nullptr;
+  for (const cudart::ElfSection& s : sections) {
+    if (s.name == ".dynamic") dyn = &s;
+    if (s.name == ".dynstr") dynstr = &s;
+  }
+  if (!dyn || !dynstr || dyn->offset > file.size() || dyn->size > file.size() - dyn->offset ||
+      dynstr->offset > file.size() || dynstr->size > file.size() - dynstr->offset)
+    return false;
+  for (uint64_t at = 0; at + 16 <= dyn->size; at += 16) {
+    uint64_t tag = 0, val = 0;
+    std::memcpy(&tag, file.data() + dyn->offset + at, 8);
+    std::memcpy(&val, file.data() + dyn->offset + at + 8, 8);
+    if (tag == 0) break;  // DT_NULL
+    if (tag != 1 || val >= dynstr->size) continue;  // DT_NEEDED
+    const char* s = reinterpret_cast<const char*>(file.data() + dynstr->offset + val);
+    needed.emplace_back(s, strnlen(s, dynstr->size - val));
+  }
+  return true;
+}
+
+// The program's path as execvp would find it.
+std::string resolveProgram(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string p = path ? path : "/usr/bin:/bin";
+  for (size_t start = 0; start <= p.size();) {
+    size_t end = p.find(':', start);
+    if (end == std::string::npos) end = p.size();
+    std::string candidate = (end > start ? p.substr(start, end - start) : ".") + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return name;
+}
+
+// Where the stand-in is: $PTXRUN_CUDART, then cudart/ beside this executable (the build tree),
+// then the directory the build configured.
+std::string findShim() {
+  if (const char* e = std::getenv("PTXRUN_CUDART")) return e;
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    std::string dir(self, static_cast<size_t>(n));
+    dir = dir.substr(0, dir.find_last_of('/'));
+    for (std::string c : {dir + "/cudart/libcudart.so.13", dir + "/../lib/ptxopt/libcudart.so.13"})
+      if (access(c.c_str(), R_OK) == 0) return c;
+  }
+#ifdef PTXRUN_CUDART_DIR
+  std::string built = std::string(PTXRUN_CUDART_DIR) + "/libcudart.so.13";
+  if (access(built.c_str(), R_OK) == 0) return built;
+#endif
+  return "";
+}
+
+}  // namespace
+
+int runExec(const ExecOptions& o) {
+  if (o.command.empty()) {
+    std::fprintf(stderr, "ptxrun: error: exec needs a program: ptxrun exec [options] -- ./program args...\n");
+    return 1;
+  }
+  std::string program = resolveProgram(o.command[0]), bytes, error;
+  if (!readFile(program, bytes, error)) {
+    std::fprintf(stderr, "ptxrun: error: %s\n", error.c_str());
+    return 1;
+  }
+  std::span<const uint8_t> file(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  std::vector<std::string> needed;
+  if (!neededLibraries(file, needed)) {
+    std::fprintf(stderr, "ptxrun: error: %s is not a dynamically linked ELF program\n", program.c_str());
+    return 1;
+  }
+  bool cudart = false;
+  for (const std::string& n : needed) cudart |= n.rfind("libcudart.so", 0) == 0;
+  if (!cudart) {
+    std::vector<cudart::FatbinImage> images;
+    bool hasFatbin = cudart::findFatbinImages(file, images, error);
+    std::fprintf(stderr,
+                 hasFatbin ? "ptxrun: error: %s links the CUDA runtime statically (nvcc's default): rebuild it with "
+                             "`nvcc -cudart shared` so that ptxrun can stand in for libcudart.so.13\n"
+                           : "ptxrun: error: %s does not use the CUDA runtime (no libcudart.so in its dynamic section)\n",
+                 program.c_str());
+    return 1;
+  }
+  std::string shim = findShim();
+  if (shim.empty()) {
+    std::fprintf(stderr, "ptxrun: error: ptxrun's libcudart.so.13 was not built (it needs the CUDA headers); set "
+                         "PTXRUN_CUDART to its path\n");
+    return 1;
+  }
+  // LD_PRELOAD: the stand-in is loaded first, and the program's DT_NEEDED libcudart.so.13 is
+  // satisfied by it (same soname) whatever RPATH, RUNPATH or LD_LIBRARY_PATH would find.
+  std::string preload = shim;
+  if (const char* p = std::getenv("LD_PRELOAD"); p && *p) preload += std::string(":") + p;
+  setenv("LD_PRELOAD", preload.c_str(), 1);
+  setenv("PTXRUN_JOBS", std::to_string(o.jobs).c_str(), 1);
+  if (o.verbose) setenv("PTXRUN_VERBOSE", "1", 1);
+  if (!o.passes.empty()) setenv("PTXRUN_PASSES", o.passes.c_str(), 1);
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    std::fprintf(stderr, "ptxrun: error: fork: %s\n", std::strerror(errno));
+    return 1;
+  }
+  if (pid == 0) {
+    std::vector<char*> argv;
+    for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(program.c_str(), argv.data());
+    std::fprintf(stderr, "ptxrun: error: cannot run %s: %s\n", program.c_str(), std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) {
+      std::fprintf(stderr, "ptxrun: error: waitpid: %s\n", std::strerror(errno));
+      return 1;
+    }
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    std::fprintf(stderr, "ptxrun: %s was killed by signal %d (%s)\n", program.c_str(), sig, strsignal(sig));
+    return 128 + sig;
+  }
+  return WEXITSTATUS(status);
+}
+
+}  // namespace ptxopt::tools

@@ -1,0 +1,21 @@
+// ptxrun exec: runs an unmodified CUDA program (built with `nvcc -cudart shared`) on ptxrun's
+// CUDA runtime stand-in.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ptxopt::tools {
+
+struct ExecOptions {
+  std::vector<std::string> command;  // the program and its arguments
+  unsigned jobs = 1;                 // host threads for a launch's CTAs
+  bool verbose = false;              // a line per module and launch on stderr
+  std::string passes;                // a pipeline each module is optimized with ("-O3", "a,b")
+};
+
+// Runs the program to completion; returns its exit status (128 + N when signal N killed it),
+// or 1 with a message when it cannot be run on the stand-in.
+int runExec(const ExecOptions& options);
+
+}  // namespace ptxopt::tools
