@@ -13,7 +13,9 @@
 // Environment (set by `ptxrun exec`, or by hand): PTXRUN_JOBS (host threads for a launch's
 // CTAs, default all cores), PTXRUN_VERBOSE=1 (a line per registration and launch on stderr),
 // PTXRUN_PASSES (a pipeline, "-O3" or "pass,pass,...": each module is optimized by ptxopt when
-// it is registered, and the optimized module runs).
+// it is registered, and the optimized module runs), PTXRUN_PROFILE_USE (a branch profile the
+// passes' cost models read, e.g. one PTXRUN_PROFILE_OUT wrote), PTXRUN_PROFILE_OUT (one branch
+// profile over every launch of the run, written at exit, for `ptxopt --profile-use`).
 #include <cuda_runtime_api.h>
 
 #include <atomic>
@@ -30,15 +32,21 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../common/PipelineFlags.h"
+#include "ptxopt/analysis/Profile.h"
 #include "ptxopt/cudart/Fatbin.h"
 #include "ptxopt/emu/Device.h"
 #include "ptxopt/passes/Pass.h"
 #include "ptxopt/passes/PassManager.h"
 #include "ptxopt/ptx/Parser.h"
+#include "ptxopt/support/File.h"
 
 namespace {
 
 using ptxopt::emu::Device;
+
+class Runtime;
+Runtime& rt();
 
 // The highest PTX architecture the emulator runs (an sm_90 device).
 constexpr uint32_t kMaxArch = 90;
@@ -81,6 +89,23 @@ class Runtime {
     const char* v = std::getenv("PTXRUN_VERBOSE");
     verbose_ = v && *v && std::strcmp(v, "0") != 0;
     if (const char* p = std::getenv("PTXRUN_PASSES"); p && *p) configurePasses(p);
+    if (const char* p = std::getenv("PTXRUN_PROFILE_USE"); p && *p) profileUse_ = p;
+    if (const char* p = std::getenv("PTXRUN_PROFILE_OUT"); p && *p && passes_) {
+      warn("PTXRUN_PROFILE_OUT is ignored with PTXRUN_PASSES: a profile describes the program as it was built");
+    } else if (p && *p) {
+      profileOut_ = p;
+      std::atexit([] { rt().writeProfile(); });
+    }
+  }
+
+  // The branch profile of every launch so far, merged by (function, line), into PTXRUN_PROFILE_OUT.
+  void writeProfile() {
+    std::lock_guard<std::mutex> g(mu);
+    profile_.ptx = "(every module of the program)";
+    profile_.kernel = "(every kernel launched)";
+    std::string error;
+    if (!ptxopt::writeFile(profileOut_, ptxopt::branchProfileJson(profile_), error)) warn(error);
+    else log("wrote the branch profile of " + std::to_string(launches) + " launch(es) to " + profileOut_);
   }
 
   // PTXRUN_PASSES: "-O0".."-O3" or a comma list of passes. A pipeline that does not configure
@@ -116,7 +141,8 @@ class Runtime {
   unsigned jobs_ = 1;
   bool verbose_ = false;
   std::unique_ptr<ptxopt::PassManager> passes_;
-  std::string passesText_;
+  std::string passesText_, profileUse_, profileOut_;
+  ptxopt::BranchProfile profile_;  // PTXRUN_PROFILE_OUT: merged over launches
 
   // Records `e` as the last error and returns it.
   cudaError_t fail(cudaError_t e) {
@@ -181,13 +207,27 @@ class Runtime {
       return;
     }
     if (passes_) {
+      // The profile's entries for this module's functions (a profile of the whole program).
+      ptxopt::BranchProfile profile;
+      if (!profileUse_.empty()) {
+        std::string warnings;
+        if (!ptxopt::tools::loadProfile(profileUse_, *m, h.name, /*onlyFunctionsOf=*/true, profile, warnings, error)) {
+          warn(error + "; " + h.name + " is optimized without a profile");
+          profile = {};
+        } else if (!warnings.empty()) {
+          warn(warnings);
+        }
+      }
+      passes_->setProfile(profileUse_.empty() ? nullptr : &profile);
       ptxopt::PassRunResult pr = passes_->run(*m, diags);
+      passes_->setProfile(nullptr);
       if (!pr.ok || diags.hasErrors()) {
         warn(h.name + ": " + passesText_ + " failed; the module runs unoptimized:\n" + diags.str());
         ptxopt::DiagEngine again;
         m = ptxopt::loadModule(text, h.name, again);
       } else {
-        log("optimized " + h.name + " with " + passesText_);
+        log("optimized " + h.name + " with " + passesText_ +
+            (profileUse_.empty() ? "" : " and " + std::to_string(profile.branches.size()) + " profiled branch(es)"));
       }
     }
     int id = device.load(*m, h.name, error);
@@ -225,6 +265,7 @@ class Runtime {
     }
     ptxopt::emu::RunOptions o;
     o.jobs = jobs_;
+    o.branchProfile = !profileOut_.empty();
     uint64_t n = ++launches;
     log("launch " + std::to_string(n) + ": " + k.name + " <<<(" + std::to_string(grid.x) + "," + std::to_string(grid.y) +
         "," + std::to_string(grid.z) + "), (" + std::to_string(block.x) + "," + std::to_string(block.y) + "," +
@@ -238,6 +279,9 @@ class Runtime {
       warn("launch " + std::to_string(n) + " of '" + k.name + "': " + r.error);
       return fail(cudaErrorInvalidConfiguration);
     }
+    if (o.branchProfile)
+      for (auto& [key, counts] : ptxopt::profileFromOutcomes(*modules[size_t(k.module)], r.metrics.branchOutcomes).branches)
+        profile_.branches[key].add(counts);
     if (!r.fault.empty()) {
       warn("kernel fault in launch " + std::to_string(n) + " of '" + k.name + "': " + r.fault);
       bool illegal = r.fault.find("out of bounds") != std::string::npos || r.fault.find("misaligned") != std::string::npos ||

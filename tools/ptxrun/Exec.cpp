@@ -87,6 +87,14 @@ int runExec(const ExecOptions& o) {
     std::fprintf(stderr, "ptxrun: error: exec needs a program: ptxrun exec [options] -- ./program args...\n");
     return 1;
   }
+  if (!o.profileOut.empty() && !o.passes.empty()) {
+    std::fprintf(stderr, "ptxrun: error: --profile-out profiles the program as it was built: run it without --passes\n");
+    return 1;
+  }
+  if (!o.profileUse.empty() && o.passes.empty()) {
+    std::fprintf(stderr, "ptxrun: error: --profile-use steers the passes: give --passes too\n");
+    return 1;
+  }
   std::string program = resolveProgram(o.command[0]), bytes, error;
   if (!readFile(program, bytes, error)) {
     std::fprintf(stderr, "ptxrun: error: %s\n", error.c_str());
@@ -124,6 +132,8 @@ int runExec(const ExecOptions& o) {
   setenv("PTXRUN_JOBS", std::to_string(o.jobs).c_str(), 1);
   if (o.verbose) setenv("PTXRUN_VERBOSE", "1", 1);
   if (!o.passes.empty()) setenv("PTXRUN_PASSES", o.passes.c_str(), 1);
+  if (!o.profileUse.empty()) setenv("PTXRUN_PROFILE_USE", o.profileUse.c_str(), 1);
+  if (!o.profileOut.empty()) setenv("PTXRUN_PROFILE_OUT", o.profileOut.c_str(), 1);
   std::fflush(nullptr);
   pid_t pid = fork();
   if (pid < 0) {

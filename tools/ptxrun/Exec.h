@@ -12,6 +12,8 @@ struct ExecOptions {
   unsigned jobs = 1;                 // host threads for a launch's CTAs
   bool verbose = false;              // a line per module and launch on stderr
   std::string passes;                // a pipeline each module is optimized with ("-O3", "a,b")
+  std::string profileUse;            // a branch profile for the passes' cost models
+  std::string profileOut;            // where to write the branch profile of every launch
 };
 
 // Runs the program to completion; returns its exit status (128 + N when signal N killed it),

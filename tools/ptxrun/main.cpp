@@ -188,6 +188,9 @@ int run(int argc, char** argv) {
   execCmd->add_option("-j", exec.jobs, "run each launch's CTAs on this many threads (default: all cores)")->check(CLI::Range(1u, 1024u));
   execCmd->add_flag("--verbose", exec.verbose, "print a line for each module loaded and each launch");
   execCmd->add_option("--passes", exec.passes, "optimize each module with this ptxopt pipeline (-O3, or pass,pass,...) when it is registered");
+  execCmd->add_option("--profile-out", exec.profileOut,
+                      "write one branch profile over every launch of the run (for ptxopt --profile-use and exec --profile-use)");
+  execCmd->add_option("--profile-use", exec.profileUse, "a branch profile for the cost models of --passes");
   app.add_option("--launch", specFile, "launch specification (JSON)");
   app.add_flag("--list-unsupported", listUnsupported, "list the module's instructions the emulator cannot run, then stop");
   app.add_option("--dump", dumpDir, "write every buffer after the run as DIR/<name>.bin");
