@@ -110,6 +110,26 @@ bool Device::copy(uint64_t dst, uint64_t src, uint64_t n, std::string& error) {
 
 uint64_t Device::bytesInUse() const { return impl_->mem.bytesIn(GlobalMemory::Kind::Buffer); }
 
+std::string Device::firstDifference(const Device& other) const {
+  const auto &mine = impl_->mem.allocations(), &theirs = other.impl_->mem.allocations();
+  auto where = [](const GlobalMemory::Allocation& a) {
+    return "'" + a.name + "' (" + std::to_string(a.size) + " bytes at " + hex(a.base) + ")";
+  };
+  for (size_t k = 0; k < mine.size() || k < theirs.size(); ++k) {
+    if (k >= theirs.size()) return where(mine[k]) + " exists here only";
+    if (k >= mine.size()) return where(theirs[k]) + " exists there only";
+    const GlobalMemory::Allocation &a = mine[k], &b = theirs[k];
+    if (a.base != b.base || a.size != b.size) return where(a) + " here, " + where(b) + " there";
+    if (std::memcmp(a.bytes.get(), b.bytes.get(), a.size) == 0) continue;
+    uint64_t i = 0;
+    while (a.bytes[i] == b.bytes[i]) ++i;
+    char bytes[64];
+    std::snprintf(bytes, sizeof bytes, ": 0x%02x here, 0x%02x there", a.bytes[i], b.bytes[i]);
+    return where(a) + ", byte " + std::to_string(i) + " (address " + hex(a.base + i) + ")" + bytes;
+  }
+  return "";
+}
+
 int Device::load(const Module& m, std::string_view name, std::string& error) {
   DiagEngine diags;
   if (!verifyModule(m, diags)) {

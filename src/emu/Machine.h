@@ -65,6 +65,8 @@ class GlobalMemory {
   std::string describe(uint64_t addr) const;
   // Bytes in live allocations of one kind.
   uint64_t bytesIn(Kind kind) const;
+  // The live allocations, by address.
+  const std::vector<Allocation>& allocations() const { return allocs_; }
 
  private:
   struct Freed {

@@ -15,7 +15,10 @@
 // PTXRUN_PASSES (a pipeline, "-O3" or "pass,pass,...": each module is optimized by ptxopt when
 // it is registered, and the optimized module runs), PTXRUN_PROFILE_USE (a branch profile the
 // passes' cost models read, e.g. one PTXRUN_PROFILE_OUT wrote), PTXRUN_PROFILE_OUT (one branch
-// profile over every launch of the run, written at exit, for `ptxopt --profile-use`).
+// profile over every launch of the run, written at exit, for `ptxopt --profile-use`),
+// PTXRUN_COMPARE=1 (with PTXRUN_PASSES: every launch also runs on the optimized module, on a
+// second device kept in step, and the first difference in memory or printf output stops the
+// program with exit status 5).
 #include <cuda_runtime_api.h>
 
 #include <atomic>
@@ -44,6 +47,9 @@
 namespace {
 
 using ptxopt::emu::Device;
+
+// The exit status of a program that --compare stopped.
+constexpr int kCompareExit = 5;
 
 class Runtime;
 Runtime& rt();
@@ -90,6 +96,18 @@ class Runtime {
     verbose_ = v && *v && std::strcmp(v, "0") != 0;
     if (const char* p = std::getenv("PTXRUN_PASSES"); p && *p) configurePasses(p);
     if (const char* p = std::getenv("PTXRUN_PROFILE_USE"); p && *p) profileUse_ = p;
+    if (const char* p = std::getenv("PTXRUN_COMPARE"); p && *p && std::strcmp(p, "0") != 0) {
+      if (passes_) {
+        shadow_ = std::make_unique<Device>();
+        std::atexit([] {
+          Runtime& r = rt();
+          std::lock_guard<std::mutex> g(r.mu);
+          warn("--compare: " + std::to_string(r.compared) + " launch(es) of the modules " + r.passesText_ +
+               " made left the same memory and output as the modules as built");
+        });
+      }
+      else warn("PTXRUN_COMPARE needs PTXRUN_PASSES (what would it compare?); the program runs without it");
+    }
     if (const char* p = std::getenv("PTXRUN_PROFILE_OUT"); p && *p && passes_) {
       warn("PTXRUN_PROFILE_OUT is ignored with PTXRUN_PASSES: a profile describes the program as it was built");
     } else if (p && *p) {
@@ -138,9 +156,13 @@ class Runtime {
   cudaError_t lastError = cudaSuccess;  // what cudaGetLastError returns and clears
   cudaError_t sticky = cudaSuccess;     // a kernel fault: every later call returns it
   uint64_t launches = 0, mallocs = 0;  // numbered from 1, for messages
+  uint64_t compared = 0;               // launches --compare found the same
   unsigned jobs_ = 1;
   bool verbose_ = false;
   std::unique_ptr<ptxopt::PassManager> passes_;
+  // PTXRUN_COMPARE: a second device that runs the optimized modules, in step with `device`.
+  std::unique_ptr<Device> shadow_;
+  std::vector<std::unique_ptr<ptxopt::Module>> shadowModules;
   std::string passesText_, profileUse_, profileOut_;
   ptxopt::BranchProfile profile_;  // PTXRUN_PROFILE_OUT: merged over launches
 
@@ -206,6 +228,10 @@ class Runtime {
       warn(h.name + ": the embedded PTX does not load:\n" + diags.str());
       return;
     }
+    // With PTXRUN_COMPARE the device runs the module as built and the shadow device the
+    // optimized one; otherwise the optimized module is the one that runs.
+    std::unique_ptr<ptxopt::Module> original;
+    if (shadow_) original = ptxopt::loadModule(text, h.name, diags);
     if (passes_) {
       // The profile's entries for this module's functions (a profile of the whole program).
       ptxopt::BranchProfile profile;
@@ -230,10 +256,20 @@ class Runtime {
             (profileUse_.empty() ? "" : " and " + std::to_string(profile.branches.size()) + " profiled branch(es)"));
       }
     }
+    if (shadow_) std::swap(original, m);  // m runs on the device, `original` (optimized) on the shadow
     int id = device.load(*m, h.name, error);
     if (id < 0) {
       warn(h.name + ": " + error);
       return;
+    }
+    if (shadow_) {
+      int twin = shadow_->load(*original, h.name + " (optimized)", error);
+      if (twin != id) {
+        warn(h.name + " (optimized): " + (twin < 0 ? error : "loaded as another module") + "; --compare stops");
+        stopComparing();
+      }
+      shadowModules.resize(modules.size() > size_t(id) ? modules.size() : size_t(id) + 1);
+      shadowModules[size_t(id)] = std::move(original);
     }
     if (modules.size() <= size_t(id)) modules.resize(size_t(id) + 1);
     modules[size_t(id)] = std::move(m);
@@ -271,6 +307,7 @@ class Runtime {
         "," + std::to_string(grid.z) + "), (" + std::to_string(block.x) + "," + std::to_string(block.y) + "," +
         std::to_string(block.z) + ")>>>");
     ptxopt::emu::RunResult r = device.launch(k.module, l, o);
+    if (shadow_) compareLaunch(n, k, l, o, r);
     if (!r.stdoutText.empty()) {
       std::fwrite(r.stdoutText.data(), 1, r.stdoutText.size(), stdout);
       std::fflush(stdout);
@@ -289,6 +326,61 @@ class Runtime {
       sticky = illegal ? cudaErrorIllegalAddress : cudaErrorLaunchFailure;
     }
     return cudaSuccess;
+  }
+
+  // Memory operations on the device and, when comparing, the same on the shadow device (whose
+  // allocations must land at the same addresses for the kernels' pointers to mean the same).
+  uint64_t allocate(uint64_t size, const std::string& name) {
+    uint64_t a = device.allocate(size, name);
+    if (shadow_ && a && shadow_->allocate(size, name) != a) {
+      warn("--compare: the optimized run's device allocated " + name + " elsewhere; --compare stops");
+      stopComparing();
+    }
+    return a;
+  }
+  bool release(uint64_t addr) {
+    if (shadow_) shadow_->release(addr);
+    return device.release(addr);
+  }
+  bool write(uint64_t addr, const void* src, uint64_t n, std::string& e) {
+    if (shadow_) shadow_->write(addr, src, n, e);
+    return device.write(addr, src, n, e);
+  }
+  bool fill(uint64_t addr, uint8_t v, uint64_t n, std::string& e) {
+    if (shadow_) shadow_->fill(addr, v, n, e);
+    return device.fill(addr, v, n, e);
+  }
+  bool copyOnDevice(uint64_t dst, uint64_t src, uint64_t n, std::string& e) {
+    if (shadow_) shadow_->copy(dst, src, n, e);
+    return device.copy(dst, src, n, e);
+  }
+
+  // Ends the program for --compare (the lock is held: no exit handlers, which take it).
+  [[noreturn]] static void stopComparing() {
+    std::fflush(nullptr);
+    std::_Exit(kCompareExit);
+  }
+
+  // --compare: the optimized module's run of the same launch, from the same memory, must leave
+  // the same memory and print the same; the first difference stops the program.
+  void compareLaunch(uint64_t n, const Kernel& k, const ptxopt::emu::DeviceLaunch& l, const ptxopt::emu::RunOptions& o,
+                     const ptxopt::emu::RunResult& r) {
+    ptxopt::emu::RunResult s = shadow_->launch(k.module, l, o);
+    std::string what = "launch " + std::to_string(n) + " of '" + k.name + "'";
+    std::string diff;
+    if (r.fault.empty() != s.fault.empty() || r.error.empty() != s.error.empty())
+      diff = "the original " + (r.fault.empty() && r.error.empty() ? "ran" : "failed (" + r.fault + r.error + ")") +
+             ", the optimized " + (s.fault.empty() && s.error.empty() ? "ran" : "failed (" + s.fault + s.error + ")");
+    else if (r.stdoutText != s.stdoutText)
+      diff = "the device printf output differs";
+    else
+      diff = device.firstDifference(*shadow_);
+    if (diff.empty()) {
+      ++compared;
+      return;
+    }
+    warn("--compare: " + what + " differs between the module as built and the one " + passesText_ + " made: " + diff);
+    stopComparing();
   }
 
   bool isDevice(const void* p) {
@@ -310,9 +402,9 @@ class Runtime {
     auto addr = [](const void* p) { return reinterpret_cast<uint64_t>(p); };
     switch (kind) {
       case cudaMemcpyHostToHost: std::memmove(dst, src, n); break;
-      case cudaMemcpyHostToDevice: ok = device.write(addr(dst), src, n, e); break;
+      case cudaMemcpyHostToDevice: ok = write(addr(dst), src, n, e); break;
       case cudaMemcpyDeviceToHost: ok = device.read(addr(src), dst, n, e); break;
-      case cudaMemcpyDeviceToDevice: ok = device.copy(addr(dst), addr(src), n, e); break;
+      case cudaMemcpyDeviceToDevice: ok = copyOnDevice(addr(dst), addr(src), n, e); break;
       default: return fail(cudaErrorInvalidMemcpyDirection);
     }
     if (!ok) {
@@ -454,7 +546,7 @@ cudaError_t cudaMalloc(void** devPtr, size_t size) {
     *devPtr = nullptr;
     return cudaSuccess;
   }
-  uint64_t a = r.device.allocate(size, "cudaMalloc #" + std::to_string(++r.mallocs));
+  uint64_t a = r.allocate(size, "cudaMalloc #" + std::to_string(++r.mallocs));
   if (!a) return r.fail(cudaErrorMemoryAllocation);
   *devPtr = reinterpret_cast<void*>(a);
   return cudaSuccess;
@@ -465,7 +557,7 @@ cudaError_t cudaFree(void* devPtr) {
   std::lock_guard<std::mutex> g(r.mu);
   if (r.sticky != cudaSuccess) return r.fail(r.sticky);
   if (!devPtr) return cudaSuccess;
-  return r.device.release(reinterpret_cast<uint64_t>(devPtr)) ? cudaSuccess : r.fail(cudaErrorInvalidValue);
+  return r.release(reinterpret_cast<uint64_t>(devPtr)) ? cudaSuccess : r.fail(cudaErrorInvalidValue);
 }
 
 cudaError_t cudaMallocHost(void** ptr, size_t size) {
@@ -507,7 +599,7 @@ cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
   if (r.sticky != cudaSuccess) return r.fail(r.sticky);
   if (count == 0) return cudaSuccess;
   std::string e;
-  if (!r.device.fill(reinterpret_cast<uint64_t>(devPtr), static_cast<uint8_t>(value), count, e)) {
+  if (!r.fill(reinterpret_cast<uint64_t>(devPtr), static_cast<uint8_t>(value), count, e)) {
     Runtime::warn("cudaMemset: " + e);
     return r.fail(cudaErrorInvalidValue);
   }

@@ -91,6 +91,10 @@ int runExec(const ExecOptions& o) {
     std::fprintf(stderr, "ptxrun: error: --profile-out profiles the program as it was built: run it without --passes\n");
     return 1;
   }
+  if (o.compare && o.passes.empty()) {
+    std::fprintf(stderr, "ptxrun: error: --compare compares the modules as built with those --passes makes: give --passes too\n");
+    return 1;
+  }
   if (!o.profileUse.empty() && o.passes.empty()) {
     std::fprintf(stderr, "ptxrun: error: --profile-use steers the passes: give --passes too\n");
     return 1;
@@ -134,6 +138,7 @@ int runExec(const ExecOptions& o) {
   if (!o.passes.empty()) setenv("PTXRUN_PASSES", o.passes.c_str(), 1);
   if (!o.profileUse.empty()) setenv("PTXRUN_PROFILE_USE", o.profileUse.c_str(), 1);
   if (!o.profileOut.empty()) setenv("PTXRUN_PROFILE_OUT", o.profileOut.c_str(), 1);
+  if (o.compare) setenv("PTXRUN_COMPARE", "1", 1);
   std::fflush(nullptr);
   pid_t pid = fork();
   if (pid < 0) {

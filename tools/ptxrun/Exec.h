@@ -14,6 +14,7 @@ struct ExecOptions {
   std::string passes;                // a pipeline each module is optimized with ("-O3", "a,b")
   std::string profileUse;            // a branch profile for the passes' cost models
   std::string profileOut;            // where to write the branch profile of every launch
+  bool compare = false;              // run each launch on the optimized modules too and compare
 };
 
 // Runs the program to completion; returns its exit status (128 + N when signal N killed it),

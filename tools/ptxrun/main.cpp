@@ -191,6 +191,9 @@ int run(int argc, char** argv) {
   execCmd->add_option("--profile-out", exec.profileOut,
                       "write one branch profile over every launch of the run (for ptxopt --profile-use and exec --profile-use)");
   execCmd->add_option("--profile-use", exec.profileUse, "a branch profile for the cost models of --passes");
+  execCmd->add_flag("--compare", exec.compare,
+                    "run every launch on the modules as built and on the optimized ones, from the same memory, and stop "
+                    "at the first difference in device memory or printf output (exit status 5)");
   app.add_option("--launch", specFile, "launch specification (JSON)");
   app.add_flag("--list-unsupported", listUnsupported, "list the module's instructions the emulator cannot run, then stop");
   app.add_option("--dump", dumpDir, "write every buffer after the run as DIR/<name>.bin");

@@ -61,6 +61,11 @@ class Device {
   bool copy(uint64_t dst, uint64_t src, uint64_t n, std::string& error);
   // Bytes in live allocations (module variables not counted).
   uint64_t bytesInUse() const;
+  // The first byte, in address order, where this device's memory (live allocations, module
+  // variables and constant images) differs from `other`'s, as "'NAME' (N bytes at 0xADDR),
+  // byte K: 0xAA here, 0xBB there"; an allocation that only one device has is a difference too.
+  // Empty when they are the same.
+  std::string firstDifference(const Device& other) const;
 
   // ---- modules --------------------------------------------------------------------------------
   // Verifies and prepares `m` (which must outlive the device) and allocates its .global and
