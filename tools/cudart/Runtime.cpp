@@ -68,7 +68,12 @@ struct Kernel {
   int module = -1;
   std::string name;
   const void* hostFun = nullptr;
+  // Dynamic shared memory a launch may ask for: 48 KiB unless cudaFuncSetAttribute raised it.
+  size_t maxDynamicShared = 48 << 10;
 };
+
+// The most dynamic shared memory cudaFuncSetAttribute may allow (an H100's opt-in limit).
+constexpr size_t kMaxDynamicSharedOptin = 227 << 10;
 
 struct Variable {
   int module = -1;
@@ -286,6 +291,11 @@ class Runtime {
     if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0 ||
         uint64_t(block.x) * block.y * block.z > 1024 || block.z > 64 || grid.y > 65535 || grid.z > 65535)
       return fail(cudaErrorInvalidConfiguration);
+    if (shared > k.maxDynamicShared) {
+      warn("launch of '" + k.name + "' asks for " + std::to_string(shared) + " bytes of dynamic shared memory, over its " +
+           std::to_string(k.maxDynamicShared) + (k.maxDynamicShared == (48 << 10) ? " (raise it with cudaFuncSetAttribute)" : ""));
+      return fail(cudaErrorInvalidValue);
+    }
     std::vector<ptxopt::emu::ParamSlot> slots;
     uint64_t blockSize = 0;
     if (!device.kernelParams(k.module, k.name, slots, blockSize)) return fail(cudaErrorInvalidDeviceFunction);
@@ -527,6 +537,25 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void
   auto it = r.kernelByHostFun.find(func);
   if (it == r.kernelByHostFun.end()) return r.fail(cudaErrorInvalidDeviceFunction);
   return r.launch(*it->second, gridDim, blockDim, args, sharedMem);
+}
+
+cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  auto it = r.kernelByHostFun.find(func);
+  if (it == r.kernelByHostFun.end()) return r.fail(cudaErrorInvalidDeviceFunction);
+  switch (attr) {
+    case cudaFuncAttributeMaxDynamicSharedMemorySize:
+      if (value < 0 || size_t(value) > kMaxDynamicSharedOptin) return r.fail(cudaErrorInvalidValue);
+      it->second->maxDynamicShared = size_t(value);
+      return cudaSuccess;
+    case cudaFuncAttributePreferredSharedMemoryCarveout:
+      // A hint about the L1/shared split, which the emulator does not have.
+      return value >= -1 && value <= 100 ? cudaSuccess : r.fail(cudaErrorInvalidValue);
+    default:
+      Runtime::warn("cudaFuncSetAttribute: attribute " + std::to_string(int(attr)) + " is not supported by ptxrun");
+      return r.fail(cudaErrorNotSupported);
+  }
 }
 
 cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache) {

@@ -139,6 +139,15 @@ int main() {
     CHECK(hs[blk] == want);
   }
 
+  // More than 48 KiB of dynamic shared memory needs the kernel's attribute raised first.
+  blockSum<<<1, 128, 64 << 10>>>(in, sums);
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  OK(cudaFuncSetAttribute(blockSum, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 << 10));
+  blockSum<<<1, 128, 64 << 10>>>(in, sums);
+  OK(cudaGetLastError());
+  CHECK(cudaFuncSetAttribute(blockSum, cudaFuncAttributeMaxDynamicSharedMemorySize, 300 << 10) == cudaErrorInvalidValue);
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+
   // Many launches on streams, timed with events.
   cudaStream_t s;
   OK(cudaStreamCreate(&s));
