@@ -424,6 +424,20 @@ class Runtime {
     return cudaSuccess;
   }
 
+  // cudaMemcpyToSymbol (toSymbol) and cudaMemcpyFromSymbol: `other` is the source or the
+  // destination, host or device memory as `kind` says (cudaMemcpyDefault: looked up).
+  cudaError_t symbolCopy(const void* hostVar, size_t offset, void* other, size_t count, cudaMemcpyKind kind, bool toSymbol) {
+    if (sticky != cudaSuccess) return fail(sticky);
+    uint64_t addr = 0, size = 0;
+    if (cudaError_t e = symbol(hostVar, addr, size)) return e;
+    if (offset > size || count > size - offset) return fail(cudaErrorInvalidValue);
+    cudaMemcpyKind hostSide = toSymbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    if (kind == cudaMemcpyDefault) kind = isDevice(other) ? cudaMemcpyDeviceToDevice : hostSide;
+    if (kind != hostSide && kind != cudaMemcpyDeviceToDevice) return fail(cudaErrorInvalidMemcpyDirection);
+    void* at = reinterpret_cast<void*>(addr + offset);
+    return toSymbol ? copy(at, other, count, kind) : copy(other, at, count, kind);
+  }
+
   // A registered variable's device address and size.
   cudaError_t symbol(const void* hostVar, uint64_t& addr, uint64_t& size) {
     auto it = variables.find(hostVar);
@@ -640,25 +654,13 @@ cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t)
 cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind) {
   Runtime& r = rt();
   std::lock_guard<std::mutex> g(r.mu);
-  if (r.sticky != cudaSuccess) return r.fail(r.sticky);
-  uint64_t addr = 0, size = 0;
-  if (cudaError_t e = r.symbol(symbol, addr, size)) return e;
-  if (offset > size || count > size - offset) return r.fail(cudaErrorInvalidValue);
-  if (kind == cudaMemcpyDefault) kind = r.isDevice(src) ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
-  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice) return r.fail(cudaErrorInvalidMemcpyDirection);
-  return r.copy(reinterpret_cast<void*>(addr + offset), src, count, kind);
+  return r.symbolCopy(symbol, offset, const_cast<void*>(src), count, kind, /*toSymbol=*/true);
 }
 
 cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset, cudaMemcpyKind kind) {
   Runtime& r = rt();
   std::lock_guard<std::mutex> g(r.mu);
-  if (r.sticky != cudaSuccess) return r.fail(r.sticky);
-  uint64_t addr = 0, size = 0;
-  if (cudaError_t e = r.symbol(symbol, addr, size)) return e;
-  if (offset > size || count > size - offset) return r.fail(cudaErrorInvalidValue);
-  if (kind == cudaMemcpyDefault) kind = r.isDevice(dst) ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
-  if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice) return r.fail(cudaErrorInvalidMemcpyDirection);
-  return r.copy(dst, reinterpret_cast<const void*>(addr + offset), count, kind);
+  return r.symbolCopy(symbol, offset, dst, count, kind, /*toSymbol=*/false);
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void* symbol, const void* src, size_t count, size_t offset, cudaMemcpyKind kind,
