@@ -572,6 +572,40 @@ cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int v
   }
 }
 
+// What can be told of a kernel without ptxas: its static shared memory (every module-scope
+// .shared variable, which any kernel of the module may use, and its own), its .local bytes, its
+// thread limit (.maxntid/.reqntid, else 1024), the PTX's version, and as registers the PTX's
+// virtual registers up to 255 (ptxas's allocation is not known here).
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  if (!attr) return r.fail(cudaErrorInvalidValue);
+  auto it = r.kernelByHostFun.find(func);
+  if (it == r.kernelByHostFun.end() || it->second->module < 0) return r.fail(cudaErrorInvalidDeviceFunction);
+  const Kernel& k = *it->second;
+  const ptxopt::Module& m = *r.modules[size_t(k.module)];
+  const ptxopt::Function* f = m.findFunction(k.name);
+  if (!f) return r.fail(cudaErrorInvalidDeviceFunction);
+  std::memset(attr, 0, sizeof *attr);
+  for (const ptxopt::Variable& v : m.globals())
+    if (ptxopt::isSharedSpace(v.space)) attr->sharedSizeBytes += v.sizeInBytes();
+    else if (v.space == ptxopt::StateSpace::Const) attr->constSizeBytes += v.sizeInBytes();
+  for (const ptxopt::Decl& d : f->decls())
+    if (d.kind == ptxopt::Decl::Kind::Var && ptxopt::isSharedSpace(d.var.space)) attr->sharedSizeBytes += d.var.sizeInBytes();
+    else if (d.kind == ptxopt::Decl::Kind::Var && d.var.space == ptxopt::StateSpace::Local) attr->localSizeBytes += d.var.sizeInBytes();
+  ptxopt::LaunchBounds b = f->launchBounds();
+  uint64_t limit = 1024;
+  if (b.reqntid) limit = (*b.reqntid)[0] * (*b.reqntid)[1] * (*b.reqntid)[2];
+  else if (b.maxntid) limit = std::min<uint64_t>(limit, (*b.maxntid)[0] * (*b.maxntid)[1] * (*b.maxntid)[2]);
+  attr->maxThreadsPerBlock = int(limit);
+  attr->numRegs = int(std::min<size_t>(255, f->regs().size()));
+  attr->ptxVersion = int(m.versionMajor * 10 + m.versionMinor);
+  attr->binaryVersion = 90;
+  attr->maxDynamicSharedSizeBytes = int(k.maxDynamicShared);
+  attr->preferredShmemCarveout = -1;
+  return cudaSuccess;
+}
+
 cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache) {
   Runtime& r = rt();
   std::lock_guard<std::mutex> g(r.mu);

@@ -139,12 +139,19 @@ int main() {
     CHECK(hs[blk] == want);
   }
 
+  // What the runtime tells of a kernel.
+  cudaFuncAttributes fa;
+  OK(cudaFuncGetAttributes(&fa, blockSum));
+  CHECK(fa.maxThreadsPerBlock == 1024 && fa.sharedSizeBytes == 0 && fa.numRegs > 0 && fa.maxDynamicSharedSizeBytes == 48 << 10);
+
   // More than 48 KiB of dynamic shared memory needs the kernel's attribute raised first.
   blockSum<<<1, 128, 64 << 10>>>(in, sums);
   CHECK(cudaGetLastError() == cudaErrorInvalidValue);
   OK(cudaFuncSetAttribute(blockSum, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 << 10));
   blockSum<<<1, 128, 64 << 10>>>(in, sums);
   OK(cudaGetLastError());
+  OK(cudaFuncGetAttributes(&fa, blockSum));
+  CHECK(fa.maxDynamicSharedSizeBytes == 64 << 10);
   CHECK(cudaFuncSetAttribute(blockSum, cudaFuncAttributeMaxDynamicSharedMemorySize, 300 << 10) == cudaErrorInvalidValue);
   CHECK(cudaGetLastError() == cudaErrorInvalidValue);
 
