@@ -94,6 +94,7 @@ class CtaRunner {
   Metrics metrics;
   std::string output;
   std::string fault;
+  FaultKind faultKind = FaultKind::None;
 
  private:
   friend class Launch;
@@ -147,7 +148,8 @@ class CtaRunner {
   void warpCollective(Warp& w, const DInst& I, uint32_t exec);
   void combineCollective(std::span<const Warp::CollectivePart> parts);
 
-  [[noreturn]] void faultAt(const Warp& w, int lane, const DInst& I, const std::string& what);
+  [[noreturn]] void faultAt(const Warp& w, int lane, const DInst& I, const std::string& what,
+                            FaultKind kind = FaultKind::Other);
   std::string describeInstruction(const DInst& I) const;
   std::string threadName(const Warp& w, int lane) const;
 

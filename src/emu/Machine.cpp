@@ -425,6 +425,7 @@ void Launch::runAll(RunResult& result) {
   struct CtaResult {
     Metrics metrics;
     std::string output, fault;
+    FaultKind faultKind = FaultKind::None;
   };
   std::vector<CtaResult> done(totalCtas);
   unsigned jobs = opts.checkRaces ? 1 : std::max(1u, std::min<unsigned>(opts.jobs, static_cast<unsigned>(std::min<uint64_t>(totalCtas, 256))));
@@ -434,7 +435,7 @@ void Launch::runAll(RunResult& result) {
       CtaRunner runner(*this, static_cast<uint32_t>(c));
       runner.run();
       if (!runner.fault.empty()) stop = true;
-      done[c] = {std::move(runner.metrics), std::move(runner.output), std::move(runner.fault)};
+      done[c] = {std::move(runner.metrics), std::move(runner.output), std::move(runner.fault), runner.faultKind};
     }
   };
   if (jobs == 1) {
@@ -448,7 +449,10 @@ void Launch::runAll(RunResult& result) {
   for (auto& r : done) {
     result.metrics.add(r.metrics);
     result.stdoutText += r.output;
-    if (!r.fault.empty() && result.fault.empty()) result.fault = r.fault;
+    if (!r.fault.empty() && result.fault.empty()) {
+      result.fault = r.fault;
+      result.faultKind = r.faultKind;
+    }
   }
   for (auto& [key, race] : races) result.races.push_back(race);
   for (size_t k = 0; spec && k < spec->params.size(); ++k) {
@@ -485,12 +489,12 @@ std::string CtaRunner::describeInstruction(const DInst& I) const {
   return printInstruction(f, *I.ir);
 }
 
-void CtaRunner::faultAt(const Warp& w, int lane, const DInst& I, const std::string& what) {
+void CtaRunner::faultAt(const Warp& w, int lane, const DInst& I, const std::string& what, FaultKind kind) {
   std::string msg = L_.P.fileName + ":" + std::to_string(I.line) + ": " + what + "\n  in kernel '" + L_.kernel->name + "', CTA (" +
                     std::to_string(ctaid_[0]) + "," + std::to_string(ctaid_[1]) + "," + std::to_string(ctaid_[2]) + ")";
   if (lane >= 0) msg += ", thread " + threadName(w, lane) + " (warp " + std::to_string(w.index) + ", lane " + std::to_string(lane) + ")";
   msg += "\n  instruction: " + describeInstruction(I);
-  throw KernelFault{msg};
+  throw KernelFault{msg, kind};
 }
 
 Frame* CtaRunner::newFrame(Warp& w, const DFunction& fn, Frame* caller, const DCall* call) {
@@ -672,6 +676,7 @@ void CtaRunner::run() {
     }
   } catch (const KernelFault& f) {
     fault = f.message;
+    faultKind = f.kind;
   }
 }
 
@@ -820,11 +825,12 @@ uint8_t* CtaRunner::memory(Warp& w, const DInst& I, StateSpace space, uint64_t a
     char buf[128];
     std::snprintf(buf, sizeof buf, "misaligned %llu-byte %s at %s address 0x%llx", static_cast<unsigned long long>(size),
                   write ? "store" : "load", std::string(spaceName(space)).substr(1).c_str(), static_cast<unsigned long long>(addr));
-    faultAt(w, lane, I, buf);
+    faultAt(w, lane, I, buf, FaultKind::Address);
   }
   if (L_.opts.checkRaces) recordAccess(w, I, space, addr, size, lane, write, atomic);
   auto oob = [&](const std::string& detail) {
-    faultAt(w, lane, I, std::string("out-of-bounds ") + (write ? "store" : "load") + " of " + std::to_string(size) + " byte(s): " + detail);
+    faultAt(w, lane, I, std::string("out-of-bounds ") + (write ? "store" : "load") + " of " + std::to_string(size) + " byte(s): " + detail,
+            FaultKind::Address);
   };
   char buf[128];
   switch (space) {

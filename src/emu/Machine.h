@@ -22,6 +22,7 @@ namespace ptxopt::emu {
 // Ends the execution of a CTA with a report.
 struct KernelFault {
   std::string message;
+  FaultKind kind = FaultKind::Other;
 };
 
 // Global memory: allocations at fixed addresses in [kGlobalBase, kConstWindow), each with its own

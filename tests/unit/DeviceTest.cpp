@@ -388,6 +388,7 @@ TEST(Device, FaultsOutsideAllocations) {
   EXPECT_TRUE(past.error.empty());
   EXPECT_NE(past.fault.find("out-of-bounds load of 4 byte(s)"), std::string::npos) << past.fault;
   EXPECT_NE(past.fault.find("past the end of 'p'"), std::string::npos) << past.fault;
+  EXPECT_EQ(past.faultKind, FaultKind::Address);
 
   EXPECT_FALSE(d.release(p + 4));
   EXPECT_TRUE(d.release(p));
@@ -398,6 +399,7 @@ TEST(Device, FaultsOutsideAllocations) {
   EXPECT_FALSE(freed.ok);
   EXPECT_NE(freed.fault.find("out-of-bounds load"), std::string::npos) << freed.fault;
   EXPECT_NE(freed.fault.find("which was freed"), std::string::npos) << freed.fault;
+  EXPECT_EQ(freed.faultKind, FaultKind::Address);
   // A new allocation does not take the freed range at once.
   uint64_t q = d.allocate(64, "q");
   EXPECT_NE(q, p);
@@ -543,6 +545,25 @@ TEST(Device, LoadRejectsBadModules) {
   std::string error;
   EXPECT_EQ(d.load(*m, "bad", error), -1);
   EXPECT_FALSE(error.empty());
+}
+
+// A fault that is not a memory access (here a trap) is told apart from an illegal address: the
+// CUDA runtime stand-in maps the two to different errors.
+TEST(Device, TrapIsNotAnAddressFault) {
+  auto m = parseOk(std::string(kHeader) + R"(
+.visible .entry stop()
+{
+  trap;
+  ret;
+}
+)");
+  ASSERT_TRUE(m);
+  Device d;
+  int id = load(d, *m);
+  RunResult r = d.launch(id, launchOf("stop", 1, 32, block(d, id, "stop", {})), RunOptions{});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.fault.find("trap executed"), std::string::npos) << r.fault;
+  EXPECT_EQ(r.faultKind, FaultKind::Other);
 }
 
 }  // namespace

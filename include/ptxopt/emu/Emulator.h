@@ -76,10 +76,15 @@ struct RaceReport {
   uint64_t occurrences = 0;
 };
 
+// What kind of fault ended a launch: an out-of-bounds or misaligned memory access (what a GPU
+// reports as an illegal address), or anything else (trap, deadlock, unsupported instruction, ...).
+enum class FaultKind : uint8_t { None, Address, Other };
+
 struct RunResult {
   bool ok = false;
   std::string error;   // a problem with the launch itself (spec does not fit the kernel)
   std::string fault;   // a fault of the kernel
+  FaultKind faultKind = FaultKind::None;
   std::vector<BufferResult> buffers;  // in parameter order
   std::string stdoutText;             // printf output, in CTA order
   Metrics metrics;
