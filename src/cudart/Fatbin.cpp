@@ -7,6 +7,8 @@
 #include <lz4.h>
 #include <zstd.h>
 
+#include "ptxopt/support/Text.h"
+
 namespace ptxopt::cudart {
 
 namespace {
@@ -15,12 +17,6 @@ namespace {
 uint16_t load16(const uint8_t* p) { return uint16_t(p[0] | (p[1] << 8)); }
 uint32_t load32(const uint8_t* p) { return uint32_t(load16(p)) | (uint32_t(load16(p + 2)) << 16); }
 uint64_t load64(const uint8_t* p) { return uint64_t(load32(p)) | (uint64_t(load32(p + 4)) << 32); }
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string num(uint64_t v) { return std::to_string(v); }
 
@@ -59,7 +55,7 @@ bool parseEntry(std::span<const uint8_t> image, uint64_t at, uint64_t end, Fatbi
   e.payloadOffset = at + e.headerSize;
   bool zstd = (e.flags & kFatbinFlagZstd) != 0, lz4 = (e.flags & kFatbinFlagLz4) != 0;
   if (zstd && lz4) {
-    error = "malformed fatbin: " + where + " has flags " + hex(e.flags) + ", both zstd (0x8000) and LZ4 (0x2000)";
+    error = "malformed fatbin: " + where + " has flags " + hexNumber(e.flags) + ", both zstd (0x8000) and LZ4 (0x2000)";
     return false;
   }
   e.compression = zstd ? Compression::Zstd : lz4 ? Compression::Lz4 : Compression::None;
@@ -112,7 +108,7 @@ bool parseFatbinImage(std::span<const uint8_t> bytes, FatbinImage& image, std::s
   }
   uint32_t magic = load32(bytes.data());
   if (magic != kFatbinImageMagic) {
-    error = "not a fatbin image: magic " + hex(magic) + ", expected " + hex(kFatbinImageMagic);
+    error = "not a fatbin image: magic " + hexNumber(magic) + ", expected " + hexNumber(kFatbinImageMagic);
     return false;
   }
   image.version = load16(bytes.data() + 4);
@@ -298,6 +294,31 @@ bool elfSections(std::span<const uint8_t> file, std::vector<ElfSection>& section
       return false;
     }
     sections.push_back(std::move(sec));
+  }
+  return true;
+}
+
+bool elfNeededLibraries(std::span<const uint8_t> file, std::vector<std::string>& needed, std::string& error) {
+  needed.clear();
+  std::vector<ElfSection> sections;
+  if (!elfSections(file, sections, error)) return false;
+  const ElfSection *dyn = nullptr, *dynstr = nullptr;
+  for (const ElfSection& s : sections) {
+    if (s.name == ".dynamic") dyn = &s;
+    if (s.name == ".dynstr") dynstr = &s;
+  }
+  if (!dyn || !dynstr) {
+    error = "no dynamic section";
+    return false;
+  }
+  // elfSections checked that both lie inside the file.
+  constexpr uint64_t kDtNull = 0, kDtNeeded = 1;
+  for (uint64_t at = 0; at + 16 <= dyn->size; at += 16) {
+    uint64_t tag = load64(file.data() + dyn->offset + at), val = load64(file.data() + dyn->offset + at + 8);
+    if (tag == kDtNull) break;
+    if (tag != kDtNeeded || val >= dynstr->size) continue;
+    std::string_view rest(reinterpret_cast<const char*>(file.data() + dynstr->offset + val), dynstr->size - val);
+    needed.emplace_back(rest.substr(0, rest.find('\0')));
   }
   return true;
 }

@@ -235,51 +235,54 @@ class Runtime {
     }
     // With PTXRUN_COMPARE the device runs the module as built and the shadow device the
     // optimized one; otherwise the optimized module is the one that runs.
-    std::unique_ptr<ptxopt::Module> original;
-    if (shadow_) original = ptxopt::loadModule(text, h.name, diags);
-    if (passes_) {
-      // The profile's entries for this module's functions (a profile of the whole program).
-      ptxopt::BranchProfile profile;
-      if (!profileUse_.empty()) {
-        std::string warnings;
-        if (!ptxopt::tools::loadProfile(profileUse_, *m, h.name, /*onlyFunctionsOf=*/true, profile, warnings, error)) {
-          warn(error + "; " + h.name + " is optimized without a profile");
-          profile = {};
-        } else if (!warnings.empty()) {
-          warn(warnings);
-        }
-      }
-      passes_->setProfile(profileUse_.empty() ? nullptr : &profile);
-      ptxopt::PassRunResult pr = passes_->run(*m, diags);
-      passes_->setProfile(nullptr);
-      if (!pr.ok || diags.hasErrors()) {
-        warn(h.name + ": " + passesText_ + " failed; the module runs unoptimized:\n" + diags.str());
-        ptxopt::DiagEngine again;
-        m = ptxopt::loadModule(text, h.name, again);
-      } else {
-        log("optimized " + h.name + " with " + passesText_ +
-            (profileUse_.empty() ? "" : " and " + std::to_string(profile.branches.size()) + " profiled branch(es)"));
-      }
-    }
-    if (shadow_) std::swap(original, m);  // m runs on the device, `original` (optimized) on the shadow
+    std::unique_ptr<ptxopt::Module> optimized = passes_ ? optimize(text, h.name) : nullptr;
+    if (optimized && !shadow_) m = std::move(optimized);
     int id = device.load(*m, h.name, error);
     if (id < 0) {
       warn(h.name + ": " + error);
       return;
     }
     if (shadow_) {
-      int twin = shadow_->load(*original, h.name + " (optimized)", error);
+      int twin = shadow_->load(optimized ? *optimized : *m, h.name + " (optimized)", error);
       if (twin != id) {
         warn(h.name + " (optimized): " + (twin < 0 ? error : "loaded as another module") + "; --compare stops");
         stopComparing();
       }
-      shadowModules.resize(modules.size() > size_t(id) ? modules.size() : size_t(id) + 1);
-      shadowModules[size_t(id)] = std::move(original);
+      if (shadowModules.size() <= size_t(id)) shadowModules.resize(size_t(id) + 1);
+      shadowModules[size_t(id)] = std::move(optimized);
     }
     if (modules.size() <= size_t(id)) modules.resize(size_t(id) + 1);
     modules[size_t(id)] = std::move(m);
     h.module = id;
     log("loaded " + h.name + " (" + std::to_string(text.size()) + " bytes of PTX)");
+  }
+
+  // The module `text` holds, optimized with PTXRUN_PASSES (and PTXRUN_PROFILE_USE's entries for
+  // its functions); nullptr, with a message, when the passes fail (the module then runs as built).
+  std::unique_ptr<ptxopt::Module> optimize(const std::string& text, const std::string& name) {
+    ptxopt::DiagEngine diags;
+    std::unique_ptr<ptxopt::Module> m = ptxopt::loadModule(text, name, diags);
+    if (!m) return nullptr;
+    ptxopt::BranchProfile profile;
+    if (!profileUse_.empty()) {
+      std::string warnings, error;
+      if (!ptxopt::tools::loadProfile(profileUse_, *m, name, /*onlyFunctionsOf=*/true, profile, warnings, error)) {
+        warn(error + "; " + name + " is optimized without a profile");
+        profile = {};
+      } else if (!warnings.empty()) {
+        warn(warnings);
+      }
+    }
+    passes_->setProfile(profileUse_.empty() ? nullptr : &profile);
+    ptxopt::PassRunResult pr = passes_->run(*m, diags);
+    passes_->setProfile(nullptr);
+    if (!pr.ok || diags.hasErrors()) {
+      warn(name + ": " + passesText_ + " failed; the module runs unoptimized:\n" + diags.str());
+      return nullptr;
+    }
+    log("optimized " + name + " with " + passesText_ +
+        (profileUse_.empty() ? "" : " and " + std::to_string(profile.branches.size()) + " profiled branch(es)"));
+    return m;
   }
 
   cudaError_t launch(const Kernel& k, dim3 grid, dim3 block, void** args, size_t shared) {
@@ -288,9 +291,6 @@ class Runtime {
       warn("kernel '" + k.name + "' cannot run: its module did not load (see above)");
       return fail(cudaErrorInvalidDeviceFunction);
     }
-    if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0 ||
-        uint64_t(block.x) * block.y * block.z > 1024 || block.z > 64 || grid.y > 65535 || grid.z > 65535)
-      return fail(cudaErrorInvalidConfiguration);
     if (shared > k.maxDynamicShared) {
       warn("launch of '" + k.name + "' asks for " + std::to_string(shared) + " bytes of dynamic shared memory, over its " +
            std::to_string(k.maxDynamicShared) + (k.maxDynamicShared == (48 << 10) ? " (raise it with cudaFuncSetAttribute)" : ""));
@@ -316,24 +316,23 @@ class Runtime {
     log("launch " + std::to_string(n) + ": " + k.name + " <<<(" + std::to_string(grid.x) + "," + std::to_string(grid.y) +
         "," + std::to_string(grid.z) + "), (" + std::to_string(block.x) + "," + std::to_string(block.y) + "," +
         std::to_string(block.z) + ")>>>");
+    // The device checks the configuration (grid, block, shared memory, launch bounds).
     ptxopt::emu::RunResult r = device.launch(k.module, l, o);
+    if (!r.error.empty()) {
+      warn("launch " + std::to_string(n) + " of '" + k.name + "': " + r.error);
+      return fail(cudaErrorInvalidConfiguration);
+    }
     if (shadow_) compareLaunch(n, k, l, o, r);
     if (!r.stdoutText.empty()) {
       std::fwrite(r.stdoutText.data(), 1, r.stdoutText.size(), stdout);
       std::fflush(stdout);
-    }
-    if (!r.error.empty()) {
-      warn("launch " + std::to_string(n) + " of '" + k.name + "': " + r.error);
-      return fail(cudaErrorInvalidConfiguration);
     }
     if (o.branchProfile)
       for (auto& [key, counts] : ptxopt::profileFromOutcomes(*modules[size_t(k.module)], r.metrics.branchOutcomes).branches)
         profile_.branches[key].add(counts);
     if (!r.fault.empty()) {
       warn("kernel fault in launch " + std::to_string(n) + " of '" + k.name + "': " + r.fault);
-      bool illegal = r.fault.find("out of bounds") != std::string::npos || r.fault.find("misaligned") != std::string::npos ||
-                     r.fault.find("address") != std::string::npos;
-      sticky = illegal ? cudaErrorIllegalAddress : cudaErrorLaunchFailure;
+      sticky = r.faultKind == ptxopt::emu::FaultKind::Address ? cudaErrorIllegalAddress : cudaErrorLaunchFailure;
     }
     return cudaSuccess;
   }
@@ -378,9 +377,9 @@ class Runtime {
     ptxopt::emu::RunResult s = shadow_->launch(k.module, l, o);
     std::string what = "launch " + std::to_string(n) + " of '" + k.name + "'";
     std::string diff;
-    if (r.fault.empty() != s.fault.empty() || r.error.empty() != s.error.empty())
-      diff = "the original " + (r.fault.empty() && r.error.empty() ? "ran" : "failed (" + r.fault + r.error + ")") +
-             ", the optimized " + (s.fault.empty() && s.error.empty() ? "ran" : "failed (" + s.fault + s.error + ")");
+    if (r.fault.empty() != s.fault.empty() || !s.error.empty())
+      diff = "the original " + (r.fault.empty() ? "ran" : "failed (" + r.fault + ")") + ", the optimized " +
+             (s.fault.empty() && s.error.empty() ? "ran" : "failed (" + s.fault + s.error + ")");
     else if (r.stdoutText != s.stdoutText)
       diff = "the device printf output differs";
     else

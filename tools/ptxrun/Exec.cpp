@@ -20,32 +20,6 @@ namespace ptxopt::tools {
 
 namespace {
 
-// The shared libraries an ELF file names in its dynamic section (DT_NEEDED); false when it is
-// not a dynamically linked ELF file.
-bool neededLibraries(std::span<const uint8_t> file, std::vector<std::string>& needed) {
-  std::vector<cudart::ElfSection> sections;
-  std::string error;
-  if (!cudart::elfSections(file, sections, error)) return false;
-  const cudart::ElfSection *dyn = nullptr, *dynstr = nullptr;
-  for (const cudart::ElfSection& s : sections) {
-    if (s.name == ".dynamic") dyn = &s;
-    if (s.name == ".dynstr") dynstr = &s;
-  }
-  if (!dyn || !dynstr || dyn->offset > file.size() || dyn->size > file.size() - dyn->offset ||
-      dynstr->offset > file.size() || dynstr->size > file.size() - dynstr->offset)
-    return false;
-  for (uint64_t at = 0; at + 16 <= dyn->size; at += 16) {
-    uint64_t tag = 0, val = 0;
-    std::memcpy(&tag, file.data() + dyn->offset + at, 8);
-    std::memcpy(&val, file.data() + dyn->offset + at + 8, 8);
-    if (tag == 0) break;  // DT_NULL
-    if (tag != 1 || val >= dynstr->size) continue;  // DT_NEEDED
-    const char* s = reinterpret_cast<const char*>(file.data() + dynstr->offset + val);
-    needed.emplace_back(s, strnlen(s, dynstr->size - val));
-  }
-  return true;
-}
-
 // The program's path as execvp would find it.
 std::string resolveProgram(const std::string& name) {
   if (name.find('/') != std::string::npos) return name;
@@ -106,7 +80,7 @@ int runExec(const ExecOptions& o) {
   }
   std::span<const uint8_t> file(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   std::vector<std::string> needed;
-  if (!neededLibraries(file, needed)) {
+  if (!cudart::elfNeededLibraries(file, needed, error)) {
     std::fprintf(stderr, "ptxrun: error: %s is not a dynamically linked ELF program\n", program.c_str());
     return 1;
   }

@@ -95,6 +95,10 @@ struct ElfSection {
 };
 bool elfSections(std::span<const uint8_t> file, std::vector<ElfSection>& sections, std::string& error);
 
+// The shared libraries a dynamically linked ELF file names (its DT_NEEDED entries, in order);
+// false when it has no dynamic section (a static program, an object) or is not such a file.
+bool elfNeededLibraries(std::span<const uint8_t> file, std::vector<std::string>& needed, std::string& error);
+
 // Every fatbin image of `file`: an ELF executable, shared library or object with embedded fat
 // binaries, or a fatbin file itself (nvcc -fatbin). Images' offsets are from the file's start.
 // A file with no fatbin section is an error.
