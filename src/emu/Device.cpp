@@ -11,18 +11,9 @@
 
 #include "Cta.h"
 #include "ptxopt/ir/Verifier.h"
+#include "ptxopt/support/Text.h"
 
 namespace ptxopt::emu {
-
-namespace {
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-}  // namespace
 
 struct Device::Impl {
   struct Loaded {
@@ -42,12 +33,12 @@ struct Device::Impl {
   uint8_t* range(uint64_t addr, uint64_t n, std::string& error) const {
     const GlobalMemory::Allocation* a = mem.holding(addr);
     if (!a) {
-      error = hex(addr) + " is not device memory: " + mem.describe(addr);
+      error = hexNumber(addr) + " is not device memory: " + mem.describe(addr);
       return nullptr;
     }
     if (n > a->size - (addr - a->base)) {
-      error = hex(addr) + " + " + std::to_string(n) + " bytes runs past the end of '" + a->name + "' (" + std::to_string(a->size) +
-              " bytes at " + hex(a->base) + ")";
+      error = hexNumber(addr) + " + " + std::to_string(n) + " bytes runs past the end of '" + a->name + "' (" + std::to_string(a->size) +
+              " bytes at " + hexNumber(a->base) + ")";
       return nullptr;
     }
     if (a->kind == GlobalMemory::Kind::Variable)
@@ -57,7 +48,7 @@ struct Device::Impl {
         for (const DConst& c : m->program.consts)
           if (off >= c.offset && off - c.offset < std::max<uint64_t>(c.size, 1) && n <= c.size - (off - c.offset))
             return a->bytes.get() + (addr - a->base);
-        error = hex(addr) + " + " + std::to_string(n) + " bytes is not inside one .const variable of '" + m->name + "'";
+        error = hexNumber(addr) + " + " + std::to_string(n) + " bytes is not inside one .const variable of '" + m->name + "'";
         return nullptr;
       }
     return a->bytes.get() + (addr - a->base);
@@ -113,7 +104,7 @@ uint64_t Device::bytesInUse() const { return impl_->mem.bytesIn(GlobalMemory::Ki
 std::string Device::firstDifference(const Device& other) const {
   const auto &mine = impl_->mem.allocations(), &theirs = other.impl_->mem.allocations();
   auto where = [](const GlobalMemory::Allocation& a) {
-    return "'" + a.name + "' (" + std::to_string(a.size) + " bytes at " + hex(a.base) + ")";
+    return "'" + a.name + "' (" + std::to_string(a.size) + " bytes at " + hexNumber(a.base) + ")";
   };
   for (size_t k = 0; k < mine.size() || k < theirs.size(); ++k) {
     if (k >= theirs.size()) return where(mine[k]) + " exists here only";
@@ -125,7 +116,7 @@ std::string Device::firstDifference(const Device& other) const {
     while (a.bytes[i] == b.bytes[i]) ++i;
     char bytes[64];
     std::snprintf(bytes, sizeof bytes, ": 0x%02x here, 0x%02x there", a.bytes[i], b.bytes[i]);
-    return where(a) + ", byte " + std::to_string(i) + " (address " + hex(a.base + i) + ")" + bytes;
+    return where(a) + ", byte " + std::to_string(i) + " (address " + hexNumber(a.base + i) + ")" + bytes;
   }
   return "";
 }
