@@ -219,7 +219,7 @@ struct DFunction {
   uint64_t paramBytes = 0;      // .param declarations in the body, per lane
   std::vector<uint64_t> paramOffsets;  // of the function's own parameters (kernel buffer or caller)
   std::vector<uint64_t> paramSizes;
-  std::vector<uint64_t> paramAligns;   // kernels: each parameter's alignment in the buffer
+  std::vector<uint64_t> paramAligns;   // each parameter's natural alignment (a kernel's: in its parameter block)
   std::vector<uint64_t> retSizes;
   std::vector<DCall> calls;
 };

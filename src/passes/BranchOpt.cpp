@@ -14,8 +14,10 @@
 // keeps its (now empty) place. Deleting blocks can leave a branch to the next block; one more
 // sweep folds those.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "ptxopt/analysis/CfgInfo.h"
 #include "ptxopt/analysis/ReachingDefs.h"
@@ -40,7 +42,7 @@ class BranchOpt : public Pass {
     bool convergence = ctx.knobs().getBool("convergence-loop");
     am_ = &am;
     rd_ = nullptr;  // computed when a guarded terminator first needs it
-    foldedPreds_.clear();
+    foldedPreds_.reset();
     tables_ = collectBranchTargetTables(f);
     computeLayout();
     computeScopes();
@@ -107,33 +109,29 @@ class BranchOpt : public Pass {
     rewritten_ = true;
   }
 
-  // The value of predicate `p` as `use` reads it, when a single constant comparison defines it.
   // Whether `s` is a plain comparison (the shape with .and/.or/.xor combines a third predicate)
   // that folds to a constant: what constantPredicate looks for.
-  static const OperandShape* foldingSetp(const Instruction& s) {
+  static bool foldingSetp(const Instruction& s) {
     const OperandShape* shape = s.is(Opcode::Setp) ? selectShape(s) : nullptr;
-    if (!shape || !shape->when.empty() || !s.cmp()) return nullptr;
-    return foldCompare(*s.cmp(), s.type(), s.operand(1), s.operand(2)) ? shape : nullptr;
+    return shape && shape->when.empty() && s.cmp() && foldCompare(*s.cmp(), s.type(), s.operand(1), s.operand(2));
   }
 
+  // The value of predicate `p` as `use` reads it, when a single constant comparison defines it.
   std::optional<bool> constantPredicate(const Instruction& use, RegId p, std::string& why) {
     // Reaching definitions only for a predicate some folding comparison writes (most functions
     // have none). The pass adds no comparisons, so the set gathered at its first use holds.
-    if (foldedPreds_.empty()) {
-      foldedPreds_.assign(f_->regs().size() + 1, false);
-      foldedPreds_.back() = true;  // gathered
+    if (!foldedPreds_) {
+      foldedPreds_.emplace(f_->regs().size(), false);
       for (const BasicBlock* b : f_->blocks())
         for (const Instruction* i : b->insts())
-          if (foldingSetp(*i)) i->forEachDefReg([&](RegId r) { foldedPreds_[r] = true; });
+          if (foldingSetp(*i)) i->forEachDefReg([&](RegId r) { (*foldedPreds_)[r] = true; });
     }
-    if (p >= foldedPreds_.size() - 1 || !foldedPreds_[p]) return std::nullopt;
+    if (p >= foldedPreds_->size() || !(*foldedPreds_)[p]) return std::nullopt;
     if (!rd_) rd_ = &am_->get<ReachingDefsAnalysis>();
     if (rd_->entryValueReaches(&use, p)) return std::nullopt;
     auto defs = rd_->reaching(&use, p);
     if (defs.size() != 1) return std::nullopt;
     const DefSite& d = rd_->defs()[defs[0]];
-    // Only the plain comparison: the shape with a boolean operation (.and/.or/.xor) combines a
-    // third predicate.
     if (!d.kills || !foldingSetp(*d.inst)) return std::nullopt;
     const Instruction& setp = *d.inst;
     std::optional<bool> v = foldCompare(*setp.cmp(), setp.type(), setp.operand(1), setp.operand(2));
@@ -356,7 +354,7 @@ class BranchOpt : public Pass {
   int64_t maxDepth_ = 8;
   FunctionAnalysisManager* am_ = nullptr;
   const ReachingDefs* rd_ = nullptr;
-  std::vector<bool> foldedPreds_;  // by register, and a last entry: gathered
+  std::optional<std::vector<bool>> foldedPreds_;  // by register: written by a folding comparison
   BranchTargetTables tables_;
   std::vector<size_t> layoutIndex_;
   std::vector<uint32_t> scopeAtEnd_;
