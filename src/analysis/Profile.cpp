@@ -1,5 +1,7 @@
 #include "ptxopt/analysis/Profile.h"
 
+#include <cstdio>
+
 #include <nlohmann/json.hpp>
 
 namespace ptxopt {
@@ -66,32 +68,78 @@ BranchProfile profileFromOutcomes(const Module& m, const std::map<uint32_t, Bran
   return p;
 }
 
-std::string branchProfileJson(const BranchProfile& p) {
+std::string ptxTextHash(std::string_view text) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&](char c) {
+    h ^= static_cast<uint8_t>(c);
+    h *= 0x100000001b3ull;
+  };
+  for (size_t k = 0; k < text.size(); ++k) {
+    char c = text[k];
+    if (c == '"') {  // a string (.file's path may hold "//"): as it is
+      size_t end = text.find('"', k + 1);
+      if (end == std::string_view::npos) end = text.size() - 1;
+      for (; k <= end; ++k) mix(text[k]);
+      --k;
+    } else if (c == '/' && k + 1 < text.size() && text[k + 1] == '/') {
+      while (k + 1 < text.size() && text[k + 1] != '\n') ++k;
+    } else if (c == '/' && k + 1 < text.size() && text[k + 1] == '*') {
+      size_t end = text.find("*/", k + 2);
+      size_t stop = end == std::string_view::npos ? text.size() : end + 2;
+      for (size_t n = k; n < stop; ++n)  // the line breaks inside stay
+        if (text[n] == '\n') mix('\n');
+      k = stop - 1;
+    } else if (c != ' ' && c != '\t' && c != '\r' && c != '\0') {
+      mix(c);
+    }
+  }
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+  return out;
+}
+
+namespace {
+
+nlohmann::ordered_json branchEntry(const std::string& module, const std::pair<std::string, uint32_t>& key,
+                                   const BranchCounts& c) {
+  nlohmann::ordered_json b;
+  if (!module.empty()) b["module"] = module;
+  b["function"] = key.first;
+  b["line"] = key.second;
+  b["kind"] = c.indirect ? "brx.idx" : "bra";
+  if (c.indirect) {
+    b["distinct_targets"] = nlohmann::ordered_json::object();
+    for (const auto& [k, n] : c.distinctTargets) b["distinct_targets"][std::to_string(k)] = n;
+  } else {
+    b["all_taken"] = c.allTaken;
+    b["all_not_taken"] = c.allNotTaken;
+    b["divergent"] = c.divergent;
+  }
+  return b;
+}
+
+}  // namespace
+
+std::string branchProfilesJson(const std::vector<BranchProfile>& profiles, std::string_view ptx, std::string_view kernel) {
   nlohmann::ordered_json j;
   j["format"] = "ptxopt-branch-profile";
   j["version"] = 1;
-  j["ptx"] = p.ptx;
-  j["kernel"] = p.kernel;
+  j["ptx"] = ptx;
+  j["kernel"] = kernel;
+  nlohmann::ordered_json modules = nlohmann::ordered_json::object();
+  for (const BranchProfile& p : profiles)
+    if (!p.module.empty()) modules[p.module] = p.ptx;
+  if (!modules.empty()) j["modules"] = modules;
   j["branches"] = nlohmann::ordered_json::array();
-  for (const auto& [key, c] : p.branches) {
-    nlohmann::ordered_json b;
-    b["function"] = key.first;
-    b["line"] = key.second;
-    b["kind"] = c.indirect ? "brx.idx" : "bra";
-    if (c.indirect) {
-      b["distinct_targets"] = nlohmann::ordered_json::object();
-      for (const auto& [k, n] : c.distinctTargets) b["distinct_targets"][std::to_string(k)] = n;
-    } else {
-      b["all_taken"] = c.allTaken;
-      b["all_not_taken"] = c.allNotTaken;
-      b["divergent"] = c.divergent;
-    }
-    j["branches"].push_back(b);
-  }
+  for (const BranchProfile& p : profiles)
+    for (const auto& [key, c] : p.branches) j["branches"].push_back(branchEntry(p.module, key, c));
   return j.dump(1) + "\n";
 }
 
-bool parseBranchProfile(const std::string& text, const std::string& path, BranchProfile& out, std::string& error) {
+std::string branchProfileJson(const BranchProfile& p) { return branchProfilesJson({p}, p.ptx, p.kernel); }
+
+bool parseBranchProfile(const std::string& text, const std::string& path, BranchProfile& out, std::string& error,
+                        std::string_view onlyModule) {
   out = BranchProfile{};
   nlohmann::json j;
   try {
@@ -119,6 +167,12 @@ bool parseBranchProfile(const std::string& text, const std::string& path, Branch
   if (j.value("version", 0) != 1) return fail("branch profile version " + j.value("version", nlohmann::json(0)).dump() + " (this ptxopt reads version 1)");
   out.ptx = j.value("ptx", "");
   out.kernel = j.value("kernel", "");
+  if (j.contains("modules")) {
+    if (!j["modules"].is_object()) return fail("\"modules\" must be an object (text hash -> module name)");
+    for (const auto& [hash, name] : j["modules"].items())
+      out.modulesInFile[hash] = name.is_string() ? name.get<std::string>() : name.dump();
+    if (out.modulesInFile.size() == 1) out.module = out.modulesInFile.begin()->first;
+  }
   if (!j.contains("branches") || !j["branches"].is_array()) return fail("\"branches\" must be an array");
   size_t index = 0;
   for (const auto& b : j["branches"]) {
@@ -134,6 +188,11 @@ bool parseBranchProfile(const std::string& text, const std::string& path, Branch
     if (!b.is_object() || !b.contains("function") || !b["function"].is_string() || !b.contains("line") ||
         !b["line"].is_number_unsigned())
       return fail(where + ": needs \"function\" (a name) and \"line\" (a number)");
+    std::string module;
+    if (b.contains("module")) {
+      if (!b["module"].is_string()) return fail(where + ": \"module\" must be a text hash (a string)");
+      module = b["module"].get<std::string>();
+    }
     std::string kind = b.value("kind", "");
     if (kind != "bra" && kind != "brx.idx") return fail(where + ": \"kind\" must be \"bra\" or \"brx.idx\"");
     BranchCounts c;
@@ -154,6 +213,7 @@ bool parseBranchProfile(const std::string& text, const std::string& path, Branch
           !count(b["divergent"], "divergent", c.divergent))
         return false;
     }
+    if (!onlyModule.empty() && !module.empty() && module != onlyModule) continue;
     out.branches[{b["function"].get<std::string>(), b["line"].get<uint32_t>()}].add(c);
   }
   return true;

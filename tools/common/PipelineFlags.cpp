@@ -54,10 +54,19 @@ std::string pipelineText(const PassManager& pm) {
   return list.empty() ? "(no passes)" : list;
 }
 
-bool loadProfile(const std::string& path, const Module& m, const std::string& displayName, bool onlyFunctionsOf,
-                 BranchProfile& profile, std::string& warnings, std::string& error) {
-  std::string text;
-  if (!readFile(path, text, error) || !parseBranchProfile(text, path, profile, error)) return false;
+bool loadProfile(const std::string& path, const Module& m, std::string_view text, const std::string& displayName,
+                 bool onlyFunctionsOf, BranchProfile& profile, std::string& warnings, std::string& error) {
+  std::string json, hash = ptxTextHash(text);
+  if (!readFile(path, json, error) || !parseBranchProfile(json, path, profile, error, hash)) return false;
+  if (!profile.modulesInFile.empty() && !profile.modulesInFile.count(hash)) {
+    std::string names;
+    for (const auto& [h, name] : profile.modulesInFile)
+      names += (names.empty() ? "" : ", ") + name + " (" + h + ")";
+    warnings += fmt::format("{}: warning: the profile was recorded on {}, not on {} (text hash {}): its entries are "
+                            "not used (lines of another text name other branches)\n",
+                            path, names, displayName, hash);
+    return true;
+  }
   // A profile of another file (or of this one before it changed) would steer the cost models by
   // the wrong branches: say so, and use the entries that still fit.
   if (onlyFunctionsOf)

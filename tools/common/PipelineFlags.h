@@ -32,14 +32,16 @@ bool pipelineOptions(const PipelineFlags& flags, PassManagerOptions& out, std::s
 // The pipeline's passes as "a,b,c" (after the disabled ones are taken out); "(no passes)".
 std::string pipelineText(const PassManager& pm);
 
-// Reads the profile `path` for the module `m` (shown as `displayName`). Entries that name no
+// Reads the profile `path` for the module `m` (shown as `displayName`), parsed from `text`.
+// Entries that name another module (by ptxTextHash) are left out; when the profile names
+// modules and `text` is none of them, a warning says so and no entry of theirs is used. Entries that name no
 // branch of `m` are reported as warning lines in `warnings`, at most five and a count; with
 // `onlyFunctionsOf`, entries of functions `m` does not have are dropped first, unreported (a
 // profile of a whole program applied to one of its modules). False when the file cannot be read
 // or is not a profile, with `error` set ("PATH:LINE:COL: error: ..." when the profile is
 // malformed, else a message without a location).
-bool loadProfile(const std::string& path, const Module& m, const std::string& displayName, bool onlyFunctionsOf,
-                 BranchProfile& profile, std::string& warnings, std::string& error);
+bool loadProfile(const std::string& path, const Module& m, std::string_view text, const std::string& displayName,
+                 bool onlyFunctionsOf, BranchProfile& profile, std::string& warnings, std::string& error);
 
 // One remark as a JSON line (no newline).
 std::string remarkJson(const Remark& r);

@@ -18,7 +18,10 @@
 // profile over every launch of the run, written at exit, for `ptxopt --profile-use`),
 // PTXRUN_COMPARE=1 (with PTXRUN_PASSES: every launch also runs on the optimized module, on a
 // second device kept in step, and the first difference in memory or printf output stops the
-// program with exit status 5).
+// program with exit status 5), PTXRUN_METRICS (a JSON file written at exit: each module's text
+// as it ran and hash, and per kernel its launches and dynamic figures, in total and by PTX line),
+// PTXRUN_CHECK_RACES=1 (every launch checked for races; each is reported on stderr, and the
+// number of racy launches is written at exit to PTXRUN_RACE_REPORT when set).
 #include <cuda_runtime_api.h>
 
 #include <atomic>
@@ -28,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -35,6 +39,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../common/MetricsJson.h"
 #include "../common/PipelineFlags.h"
 #include "ptxopt/analysis/Profile.h"
 #include "ptxopt/cudart/Fatbin.h"
@@ -42,6 +47,7 @@
 #include "ptxopt/passes/Pass.h"
 #include "ptxopt/passes/PassManager.h"
 #include "ptxopt/ptx/Parser.h"
+#include "ptxopt/ptx/Printer.h"
 #include "ptxopt/support/File.h"
 
 namespace {
@@ -113,6 +119,25 @@ class Runtime {
       }
       else warn("PTXRUN_COMPARE needs PTXRUN_PASSES (what would it compare?); the program runs without it");
     }
+    if (const char* p = std::getenv("PTXRUN_METRICS"); p && *p) {
+      metricsOut_ = p;
+      std::atexit([] { rt().writeMetrics(); });
+    }
+    if (const char* p = std::getenv("PTXRUN_CHECK_RACES"); p && *p && std::strcmp(p, "0") != 0) {
+      checkRaces_ = true;
+      std::atexit([] {
+        Runtime& r = rt();
+        std::lock_guard<std::mutex> g(r.mu);
+        warn(r.racyLaunches_ ? "--check-races: " + std::to_string(r.racyLaunches_) + " of " + std::to_string(r.launches) +
+                                   " launch(es) had races (above)"
+                             : "--check-races: no races in " + std::to_string(r.launches) + " launch(es)");
+        // For ptxrun exec, which exits 4 when the program succeeded after races.
+        if (const char* f = std::getenv("PTXRUN_RACE_REPORT"); f && *f) {
+          std::string error;
+          ptxopt::writeFile(f, std::to_string(r.racyLaunches_) + "\n", error);
+        }
+      });
+    }
     if (const char* p = std::getenv("PTXRUN_PROFILE_OUT"); p && *p && passes_) {
       warn("PTXRUN_PROFILE_OUT is ignored with PTXRUN_PASSES: a profile describes the program as it was built");
     } else if (p && *p) {
@@ -121,14 +146,45 @@ class Runtime {
     }
   }
 
-  // The branch profile of every launch so far, merged by (function, line), into PTXRUN_PROFILE_OUT.
+  // The branch profile of every launch so far into PTXRUN_PROFILE_OUT: per module (named by its
+  // text hash), merged by (function, line).
   void writeProfile() {
     std::lock_guard<std::mutex> g(mu);
-    profile_.ptx = "(every module of the program)";
-    profile_.kernel = "(every kernel launched)";
+    std::vector<ptxopt::BranchProfile> all;
+    for (auto& [id, p] : profiles_) all.push_back(p);
     std::string error;
-    if (!ptxopt::writeFile(profileOut_, ptxopt::branchProfileJson(profile_), error)) warn(error);
+    if (!ptxopt::writeFile(profileOut_, ptxopt::branchProfilesJson(all, "(every module of the program)", "(every kernel launched)"), error))
+      warn(error);
     else log("wrote the branch profile of " + std::to_string(launches) + " launch(es) to " + profileOut_);
+  }
+
+  // PTXRUN_METRICS: every module as it ran, and per kernel its launches and dynamic figures.
+  void writeMetrics() {
+    std::lock_guard<std::mutex> g(mu);
+    nlohmann::ordered_json j;
+    j["format"] = "ptxrun-exec-metrics";
+    j["version"] = 1;
+    j["passes"] = passesText_.empty() ? "(none: the modules as built)" : passesText_;
+    j["launches"] = launches;
+    j["modules"] = nlohmann::ordered_json::array();
+    for (const ModuleRecord& m : records_)
+      j["modules"].push_back({{"name", m.name}, {"hash", m.hash}, {"ptx", m.text}});
+    j["kernels"] = nlohmann::ordered_json::array();
+    ptxopt::emu::Metrics total;
+    for (const auto& [key, f] : figures_) {
+      nlohmann::ordered_json k;
+      k["module"] = records_[size_t(key.first)].name;
+      k["kernel"] = key.second;
+      k["launches"] = f.launches;
+      nlohmann::json figures = ptxopt::tools::metricsJson(f.metrics, /*perLine=*/true);
+      for (auto& [name, v] : figures.items()) k[name] = v;
+      j["kernels"].push_back(k);
+      total.add(f.metrics);
+    }
+    j["total"] = ptxopt::tools::metricsJson(total, /*perLine=*/false);
+    std::string error;
+    if (!ptxopt::writeFile(metricsOut_, j.dump(1) + "\n", error)) warn(error);
+    else log("wrote the metrics of " + std::to_string(launches) + " launch(es) to " + metricsOut_);
   }
 
   // PTXRUN_PASSES: "-O0".."-O3" or a comma list of passes. A pipeline that does not configure
@@ -168,8 +224,22 @@ class Runtime {
   // PTXRUN_COMPARE: a second device that runs the optimized modules, in step with `device`.
   std::unique_ptr<Device> shadow_;
   std::vector<std::unique_ptr<ptxopt::Module>> shadowModules;
-  std::string passesText_, profileUse_, profileOut_;
-  ptxopt::BranchProfile profile_;  // PTXRUN_PROFILE_OUT: merged over launches
+  std::string passesText_, profileUse_, profileOut_, metricsOut_;
+  std::map<int, ptxopt::BranchProfile> profiles_;  // PTXRUN_PROFILE_OUT: by module id, merged over launches
+  // Each loaded module (by id): its name, the hash of the text nvcc embedded, and the text that
+  // runs (the optimized module's printed text with PTXRUN_PASSES and without PTXRUN_COMPARE).
+  struct ModuleRecord {
+    std::string name, hash, text;
+  };
+  std::vector<ModuleRecord> records_;
+  // PTXRUN_METRICS: by (module id, kernel).
+  struct KernelFigures {
+    uint64_t launches = 0;
+    ptxopt::emu::Metrics metrics;
+  };
+  std::map<std::pair<int, std::string>, KernelFigures> figures_;
+  bool checkRaces_ = false;
+  uint64_t racyLaunches_ = 0;
 
   // Records `e` as the last error and returns it.
   cudaError_t fail(cudaError_t e) {
@@ -235,8 +305,13 @@ class Runtime {
     }
     // With PTXRUN_COMPARE the device runs the module as built and the shadow device the
     // optimized one; otherwise the optimized module is the one that runs.
-    std::unique_ptr<ptxopt::Module> optimized = passes_ ? optimize(text, h.name) : nullptr;
-    if (optimized && !shadow_) m = std::move(optimized);
+    std::string optimizedText;
+    std::unique_ptr<ptxopt::Module> optimized = passes_ ? optimize(text, h.name, optimizedText) : nullptr;
+    std::string hash = ptxopt::ptxTextHash(text);
+    if (optimized && !shadow_) {
+      m = std::move(optimized);
+      text = std::move(optimizedText);
+    }
     int id = device.load(*m, h.name, error);
     if (id < 0) {
       warn(h.name + ": " + error);
@@ -253,20 +328,24 @@ class Runtime {
     }
     if (modules.size() <= size_t(id)) modules.resize(size_t(id) + 1);
     modules[size_t(id)] = std::move(m);
+    if (records_.size() <= size_t(id)) records_.resize(size_t(id) + 1);
+    records_[size_t(id)] = {h.name, hash, std::move(text)};
     h.module = id;
-    log("loaded " + h.name + " (" + std::to_string(text.size()) + " bytes of PTX)");
+    log("loaded " + h.name + " (" + std::to_string(records_[size_t(id)].text.size()) + " bytes of PTX, text hash " + hash + ")");
   }
 
   // The module `text` holds, optimized with PTXRUN_PASSES (and PTXRUN_PROFILE_USE's entries for
-  // its functions); nullptr, with a message, when the passes fail (the module then runs as built).
-  std::unique_ptr<ptxopt::Module> optimize(const std::string& text, const std::string& name) {
+  // its functions), as parsed back from its printed text `printed` (so that lines in messages and
+  // metrics are the printed text's); nullptr, with a message, when the passes fail (the module
+  // then runs as built).
+  std::unique_ptr<ptxopt::Module> optimize(const std::string& text, const std::string& name, std::string& printed) {
     ptxopt::DiagEngine diags;
     std::unique_ptr<ptxopt::Module> m = ptxopt::loadModule(text, name, diags);
     if (!m) return nullptr;
     ptxopt::BranchProfile profile;
     if (!profileUse_.empty()) {
       std::string warnings, error;
-      if (!ptxopt::tools::loadProfile(profileUse_, *m, name, /*onlyFunctionsOf=*/true, profile, warnings, error)) {
+      if (!ptxopt::tools::loadProfile(profileUse_, *m, text, name, /*onlyFunctionsOf=*/true, profile, warnings, error)) {
         warn(error + "; " + name + " is optimized without a profile");
         profile = {};
       } else if (!warnings.empty()) {
@@ -282,7 +361,10 @@ class Runtime {
     }
     log("optimized " + name + " with " + passesText_ +
         (profileUse_.empty() ? "" : " and " + std::to_string(profile.branches.size()) + " profiled branch(es)"));
-    return m;
+    printed = ptxopt::printModule(*m);
+    std::unique_ptr<ptxopt::Module> back = ptxopt::loadModule(printed, name + " (" + passesText_ + ")", diags);
+    if (!back) warn(name + ": the text " + passesText_ + " printed does not load back; the module runs unoptimized:\n" + diags.str());
+    return back;
   }
 
   cudaError_t launch(const Kernel& k, dim3 grid, dim3 block, void** args, size_t shared) {
@@ -312,6 +394,8 @@ class Runtime {
     ptxopt::emu::RunOptions o;
     o.jobs = jobs_;
     o.branchProfile = !profileOut_.empty();
+    o.perLineMetrics = !metricsOut_.empty();
+    o.checkRaces = checkRaces_;
     uint64_t n = ++launches;
     log("launch " + std::to_string(n) + ": " + k.name + " <<<(" + std::to_string(grid.x) + "," + std::to_string(grid.y) +
         "," + std::to_string(grid.z) + "), (" + std::to_string(block.x) + "," + std::to_string(block.y) + "," +
@@ -327,9 +411,24 @@ class Runtime {
       std::fwrite(r.stdoutText.data(), 1, r.stdoutText.size(), stdout);
       std::fflush(stdout);
     }
-    if (o.branchProfile)
+    if (o.branchProfile) {
+      ptxopt::BranchProfile& p = profiles_[k.module];
+      p.ptx = records_[size_t(k.module)].name;
+      p.module = records_[size_t(k.module)].hash;
       for (auto& [key, counts] : ptxopt::profileFromOutcomes(*modules[size_t(k.module)], r.metrics.branchOutcomes).branches)
-        profile_.branches[key].add(counts);
+        p.branches[key].add(counts);
+    }
+    if (!metricsOut_.empty()) {
+      KernelFigures& f = figures_[{k.module, k.name}];
+      ++f.launches;
+      f.metrics.add(r.metrics);
+    }
+    if (!r.races.empty()) {
+      ++racyLaunches_;
+      for (const ptxopt::emu::RaceReport& race : r.races)
+        warn("launch " + std::to_string(n) + " of '" + k.name + "': " + race.description + " (" +
+             std::to_string(race.occurrences) + " time(s))");
+    }
     if (!r.fault.empty()) {
       warn("kernel fault in launch " + std::to_string(n) + " of '" + k.name + "': " + r.fault);
       sticky = r.faultKind == ptxopt::emu::FaultKind::Address ? cudaErrorIllegalAddress : cudaErrorLaunchFailure;

@@ -331,7 +331,7 @@ Optimized optimize(const std::string& text, const std::string& path, ptxopt::Pas
   ptxopt::BranchProfile profile;
   if (!s.flags.profileUse.empty()) {
     std::string warnings, error;
-    if (!ptxopt::tools::loadProfile(s.flags.profileUse, *module, path, /*onlyFunctionsOf=*/true, profile, warnings,
+    if (!ptxopt::tools::loadProfile(s.flags.profileUse, *module, text, path, /*onlyFunctionsOf=*/true, profile, warnings,
                                     error)) {
       o.reason = error;
       return o;

@@ -153,7 +153,7 @@ int run(int argc, char** argv) {
   ptxopt::BranchProfile profile;
   if (!flags.profileUse.empty()) {
     std::string warnings;
-    if (!ptxopt::tools::loadProfile(flags.profileUse, *module, displayName, /*onlyFunctionsOf=*/false, profile,
+    if (!ptxopt::tools::loadProfile(flags.profileUse, *module, text, displayName, /*onlyFunctionsOf=*/false, profile,
                                     warnings, error)) {
       std::fprintf(stderr, "%s%s\n", error.rfind(flags.profileUse, 0) == 0 ? "" : "ptxopt: error: ", error.c_str());
       return 1;

@@ -20,6 +20,9 @@ namespace ptxopt::tools {
 
 namespace {
 
+// The exit status of a program that ran to success with races (as `ptxrun --check-races`).
+constexpr int kExitRaces = 4;
+
 // The program's path as execvp would find it.
 std::string resolveProgram(const std::string& name) {
   if (name.find('/') != std::string::npos) return name;
@@ -113,6 +116,21 @@ int runExec(const ExecOptions& o) {
   if (!o.profileUse.empty()) setenv("PTXRUN_PROFILE_USE", o.profileUse.c_str(), 1);
   if (!o.profileOut.empty()) setenv("PTXRUN_PROFILE_OUT", o.profileOut.c_str(), 1);
   if (o.compare) setenv("PTXRUN_COMPARE", "1", 1);
+  if (!o.metrics.empty()) setenv("PTXRUN_METRICS", o.metrics.c_str(), 1);
+  // --check-races: the stand-in writes the number of racy launches to a file at exit, and a
+  // program that exits 0 after races makes ptxrun exit 4 (as `ptxrun --check-races` does).
+  std::string raceReport;
+  if (o.checkRaces) {
+    setenv("PTXRUN_CHECK_RACES", "1", 1);
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/ptxrun-races-XXXXXX";
+    int fd = mkstemp(pattern.data());
+    if (fd >= 0) {
+      close(fd);
+      raceReport = pattern;
+      setenv("PTXRUN_RACE_REPORT", raceReport.c_str(), 1);
+    }
+  }
   std::fflush(nullptr);
   pid_t pid = fork();
   if (pid < 0) {
@@ -133,11 +151,18 @@ int runExec(const ExecOptions& o) {
       std::fprintf(stderr, "ptxrun: error: waitpid: %s\n", std::strerror(errno));
       return 1;
     }
+  unsigned long racyLaunches = 0;
+  if (!raceReport.empty()) {
+    std::string text;
+    if (readFile(raceReport, text, error)) racyLaunches = std::strtoul(text.c_str(), nullptr, 10);
+    unlink(raceReport.c_str());
+  }
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
     std::fprintf(stderr, "ptxrun: %s was killed by signal %d (%s)\n", program.c_str(), sig, strsignal(sig));
     return 128 + sig;
   }
+  if (WEXITSTATUS(status) == 0 && racyLaunches > 0) return kExitRaces;
   return WEXITSTATUS(status);
 }
 

@@ -17,6 +17,7 @@
 #include "ptxopt/support/File.h"
 #include "ptxopt/support/Version.h"
 
+#include "../common/MetricsJson.h"
 #include "Exec.h"
 
 namespace {
@@ -26,35 +27,6 @@ using namespace ptxopt::emu;
 
 // Exit codes.
 constexpr int kOk = 0, kError = 1, kInternal = 2, kFault = 3, kRaces = 4;
-
-// The counts that the whole launch and each line share.
-template <typename M>
-nlohmann::json countsJson(const M& m) {
-  nlohmann::json j;
-  j["warp_instructions"] = m.warpInstructions;
-  j["thread_instructions"] = m.threadInstructions;
-  j["simt_efficiency"] = simtEfficiency(m.threadInstructions, m.warpInstructions);
-  j["branches"] = m.branches;
-  j["divergent_branches"] = m.divergentBranches;
-  return j;
-}
-
-nlohmann::json metricsJson(const Metrics& m, bool perLine) {
-  nlohmann::json j = countsJson(m);
-  j["barriers"] = m.barriers;
-  j["max_reconvergence_depth"] = m.maxReconvergenceDepth;
-  if (!m.uniSplits.empty()) {
-    nlohmann::json splits = nlohmann::json::object();
-    for (const auto& [line, n] : m.uniSplits) splits[std::to_string(line)] = n;
-    j["uni_splits"] = splits;
-  }
-  if (perLine) {
-    nlohmann::json lines = nlohmann::json::object();
-    for (const auto& [line, lm] : m.perLine) lines[std::to_string(line)] = countsJson(lm);
-    j["per_line"] = lines;
-  }
-  return j;
-}
 
 // A warning for each `bra.uni` whose lanes went different ways in the run of `file`.
 void warnUniSplits(const std::string& file, const Metrics& m) {
@@ -185,7 +157,7 @@ int run(int argc, char** argv) {
       "exec", "run a CUDA program (built with nvcc -cudart shared) with ptxrun standing in for libcudart.so.13: "
               "ptxrun exec [options] -- ./program args...");
   execCmd->add_option("command", exec.command, "the program and its arguments (after --)")->required();
-  execCmd->add_option("-j", exec.jobs, "run each launch's CTAs on this many threads (default: all cores)")->check(CLI::Range(1u, 1024u));
+  execCmd->add_option("-j,--threads", exec.jobs, "run each launch's CTAs on this many threads (default: all cores)")->check(CLI::Range(1u, 1024u));
   execCmd->add_flag("--verbose", exec.verbose, "print a line for each module loaded and each launch");
   execCmd->add_option("--passes", exec.passes, "optimize each module with this ptxopt pipeline (-O3, or pass,pass,...) when it is registered");
   execCmd->add_option("--profile-out", exec.profileOut,
@@ -194,6 +166,12 @@ int run(int argc, char** argv) {
   execCmd->add_flag("--compare", exec.compare,
                     "run every launch on the modules as built and on the optimized ones, from the same memory, and stop "
                     "at the first difference in device memory or printf output (exit status 5)");
+  execCmd->add_option("--metrics", exec.metrics,
+                      "write per kernel its launches and dynamic figures (in total and by PTX line), and each module's "
+                      "text as it ran, to this JSON file at exit");
+  execCmd->add_flag("--check-races", exec.checkRaces,
+                    "check every launch for accesses to the same shared or global byte by different threads between "
+                    "barriers; each race is reported on stderr");
   app.add_option("--launch", specFile, "launch specification (JSON)");
   app.add_flag("--list-unsupported", listUnsupported, "list the module's instructions the emulator cannot run, then stop");
   app.add_option("--dump", dumpDir, "write every buffer after the run as DIR/<name>.bin");
@@ -293,6 +271,7 @@ int run(int argc, char** argv) {
     BranchProfile profile = profileFromOutcomes(*main.module, r.metrics.branchOutcomes);
     profile.ptx = ptxFile;
     profile.kernel = spec.kernel;
+    profile.module = ptxTextHash(main.text);
     std::string werr;
     if (!writeFile(profileOut, branchProfileJson(profile), werr)) {
       std::fprintf(stderr, "ptxrun: error: %s\n", werr.c_str());
@@ -358,7 +337,7 @@ int run(int argc, char** argv) {
     j["stdout"] = r.stdoutText;
     std::printf("%s\n", j.dump(2).c_str());
   }
-  if (wantMetrics) std::printf("%s\n", metricsJson(r.metrics, perLine).dump(2).c_str());
+  if (wantMetrics) std::printf("%s\n", tools::metricsJson(r.metrics, perLine).dump(2).c_str());
   return rc;
 }
 
