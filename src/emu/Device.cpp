@@ -63,6 +63,28 @@ uint64_t Device::allocate(uint64_t size, std::string_view name) {
   return impl_->mem.allocate(size, 256, std::string(name));
 }
 
+uint64_t Device::allocateHostMapped(uint64_t size, std::string_view name) {
+  if (size == 0) return 0;
+  return impl_->mem.allocateHostMapped(size, std::string(name));
+}
+
+uint64_t Device::allocateAt(uint64_t addr, uint64_t size, std::string_view name) {
+  if (size == 0) return 0;
+  return impl_->mem.allocateAt(addr, size, std::string(name));
+}
+
+bool Device::isHostMapped(uint64_t addr, uint64_t n) const {
+  const GlobalMemory::Allocation* a = impl_->mem.holding(addr);
+  return a && a->hostMapped() && n <= a->size - (addr - a->base);
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> Device::hostMappedAllocations() const {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (const GlobalMemory::Allocation& a : impl_->mem.allocations())
+    if (a.hostMapped()) out.emplace_back(a.base, a.size);
+  return out;
+}
+
 bool Device::release(uint64_t addr) { return impl_->mem.release(addr); }
 
 bool Device::write(uint64_t addr, const void* src, uint64_t n, std::string& error) {

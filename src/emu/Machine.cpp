@@ -6,6 +6,8 @@
 // Kernels.cpp (Semantics.h), on the form Decode.cpp makes.
 #include "Cta.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -46,43 +48,87 @@ void Metrics::add(const Metrics& o) {
 
 // ---- global memory ------------------------------------------------------------------------
 
-uint64_t GlobalMemory::allocate(uint64_t size, uint64_t align, std::string name, Kind kind) {
-  constexpr uint64_t kGap = 256;  // between allocations: catches small overruns
+namespace {
+constexpr uint64_t kGap = 256;  // between allocations: catches small overruns
+constexpr uint64_t kPage = 4096;
+}  // namespace
+
+void GlobalMemory::FreeBytes::operator()(uint8_t* p) const {
+  if (mappedLength) munmap(p, mappedLength);
+  else std::free(p);
+}
+
+uint64_t GlobalMemory::place(uint64_t size, uint64_t align) {
   align = std::max<uint64_t>(align, 256);
   if (size > end_ - kGlobalBase || align > end_ - kGlobalBase) return 0;
   auto alignUp = [&](uint64_t v) { return (v + align - 1) / align * align; };
   uint64_t base = alignUp(next_);
-  bool bump = base <= end_ && end_ - base >= size;
-  if (!bump) {
-    // The window is used up: the first gap between live allocations that fits.
-    uint64_t from = kGlobalBase;
-    base = 0;
-    for (const Allocation& a : allocs_) {
-      uint64_t cand = alignUp(from);
-      if (cand < a.base && a.base - cand >= size + kGap) {
-        base = cand;
-        break;
-      }
-      from = a.base + a.size + kGap;
-    }
-    if (!base) {
-      uint64_t cand = alignUp(from);
-      if (cand > end_ || end_ - cand < size) return 0;
-      base = cand;
-    }
+  if (base <= end_ && end_ - base >= size) {
+    next_ = base + size + kGap;
+    return base;
   }
-  uint8_t* bytes = static_cast<uint8_t*>(std::calloc(std::max<uint64_t>(size, 1), 1));
-  if (!bytes) return 0;
+  // The window is used up: the first gap between live allocations that fits.
+  uint64_t from = kGlobalBase;
+  for (const Allocation& a : allocs_) {
+    uint64_t cand = alignUp(from);
+    if (cand < a.base && a.base - cand >= size + kGap) return cand;
+    from = a.base + a.size + kGap;
+  }
+  uint64_t cand = alignUp(from);
+  return cand > end_ || end_ - cand < size ? 0 : cand;
+}
+
+bool GlobalMemory::isFree(uint64_t base, uint64_t size) const {
+  if (base < kGlobalBase || base > end_ || end_ - base < size) return false;
+  auto it = std::lower_bound(allocs_.begin(), allocs_.end(), base, [](const Allocation& a, uint64_t v) { return a.base < v; });
+  if (it != allocs_.end() && it->base < base + size + kGap) return false;
+  return it == allocs_.begin() || std::prev(it)->base + std::prev(it)->size + kGap <= base;
+}
+
+uint64_t GlobalMemory::insert(uint64_t base, uint64_t size, std::string name, Kind kind,
+                              std::unique_ptr<uint8_t[], FreeBytes> bytes) {
   Allocation a;
   a.base = base;
   a.size = size;
   a.name = std::move(name);
   a.kind = kind;
-  a.bytes.reset(bytes);
+  a.bytes = std::move(bytes);
   auto at = std::upper_bound(allocs_.begin(), allocs_.end(), base, [](uint64_t v, const Allocation& x) { return v < x.base; });
   allocs_.insert(at, std::move(a));
-  if (bump) next_ = base + size + kGap;
   return base;
+}
+
+uint64_t GlobalMemory::allocate(uint64_t size, uint64_t align, std::string name, Kind kind) {
+  uint64_t base = place(size, align);
+  if (!base) return 0;
+  uint8_t* bytes = static_cast<uint8_t*>(std::calloc(std::max<uint64_t>(size, 1), 1));
+  if (!bytes) return 0;
+  return insert(base, size, std::move(name), kind, std::unique_ptr<uint8_t[], FreeBytes>(bytes, FreeBytes()));
+}
+
+uint64_t GlobalMemory::allocateHostMapped(uint64_t size, std::string name) {
+  uint64_t length = (std::max<uint64_t>(size, 1) + kPage - 1) / kPage * kPage;
+  // A few tries: each address the process already uses is passed over.
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    uint64_t base = place(length, kPage);
+    if (!base) return 0;
+    void* want = reinterpret_cast<void*>(base);
+    void* got = mmap(want, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (got == want)
+      return insert(base, size, std::move(name), Kind::Buffer,
+                    std::unique_ptr<uint8_t[], FreeBytes>(static_cast<uint8_t*>(got), FreeBytes{length}));
+    if (got != MAP_FAILED) munmap(got, length);  // a kernel that took the address as a hint only
+    next_ = std::max<uint64_t>(next_, base + length + (64ull << 20));
+  }
+  return 0;
+}
+
+uint64_t GlobalMemory::allocateAt(uint64_t base, uint64_t size, std::string name) {
+  if (base % 256 || !isFree(base, size)) return 0;
+  uint8_t* bytes = static_cast<uint8_t*>(std::calloc(std::max<uint64_t>(size, 1), 1));
+  if (!bytes) return 0;
+  next_ = std::max(next_, base + size + kGap);
+  return insert(base, size, std::move(name), Kind::Buffer, std::unique_ptr<uint8_t[], FreeBytes>(bytes, FreeBytes()));
 }
 
 bool GlobalMemory::release(uint64_t base, Kind kind) {

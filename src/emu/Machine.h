@@ -33,8 +33,12 @@ class GlobalMemory {
   // A buffer (ptxrun's spec buffers, a Device's allocations) or a module's variable or
   // constant image: only buffers can be released.
   enum class Kind : uint8_t { Buffer, Variable };
+  // Bytes from calloc, or (mappedLength > 0) pages mapped at the allocation's own address.
   struct FreeBytes {
-    void operator()(uint8_t* p) const { std::free(p); }
+    FreeBytes() : mappedLength(0) {}
+    explicit FreeBytes(uint64_t length) : mappedLength(length) {}
+    uint64_t mappedLength;
+    void operator()(uint8_t* p) const;
   };
   struct Allocation {
     uint64_t base = 0;
@@ -42,12 +46,22 @@ class GlobalMemory {
     std::string name;
     Kind kind = Kind::Buffer;
     std::unique_ptr<uint8_t[], FreeBytes> bytes;
+    bool hostMapped() const { return bytes.get_deleter().mappedLength != 0; }
   };
   // `size` zeroed bytes at an address aligned to `align` (at least 256), with a gap of at least
   // 256 bytes to its neighbours; 0 when the host has no memory for it or the window is full.
   // New addresses are taken above every earlier allocation, freed or not; only when the window
   // is exhausted does an allocation go into a gap that a release left.
   uint64_t allocate(uint64_t size, uint64_t align, std::string name, Kind kind = Kind::Buffer);
+  // A buffer whose bytes the host process reaches at the same address as kernels (CUDA's
+  // managed and mapped host memory): zeroed pages mapped at that address in this process. An
+  // address the process already uses is skipped; 0 when none is found (a sanitizer's shadow
+  // memory covers the window, for one).
+  uint64_t allocateHostMapped(uint64_t size, std::string name);
+  // A buffer at exactly `base` (256-byte aligned, free in this window), with bytes of its own:
+  // a second memory kept in step with another, whose allocation there may be host-mapped. 0
+  // when taken.
+  uint64_t allocateAt(uint64_t base, uint64_t size, std::string name);
   // A window that ends below the const window (for tests of the window running out).
   explicit GlobalMemory(uint64_t end = kConstWindow) : end_(end) {}
   // Frees the allocation of `kind` that starts at `base`; false when none starts there.
@@ -74,6 +88,11 @@ class GlobalMemory {
     uint64_t base = 0, size = 0;
     std::string name;
   };
+  // Where an allocation of `size` bytes aligned to `align` goes (bumping next_, or a gap), or 0.
+  uint64_t place(uint64_t size, uint64_t align);
+  // Whether [base, base+size) overlaps no live allocation (with the gap kept between them).
+  bool isFree(uint64_t base, uint64_t size) const;
+  uint64_t insert(uint64_t base, uint64_t size, std::string name, Kind kind, std::unique_ptr<uint8_t[], FreeBytes> bytes);
   std::vector<Allocation> allocs_;  // sorted by base
   std::deque<Freed> freed_;         // the latest releases, for messages
   uint64_t next_ = kGlobalBase;

@@ -214,6 +214,13 @@ class Runtime {
   std::unordered_map<const void*, Variable> variables;
   std::vector<LaunchConfig> configs;
   std::deque<Event> events;
+  std::map<const void*, size_t> hostAllocations;  // cudaMallocHost/cudaHostAlloc: address -> size
+  bool isHostAllocation(const void* p) const {
+    auto it = hostAllocations.upper_bound(p);
+    if (it == hostAllocations.begin()) return false;
+    --it;
+    return reinterpret_cast<uintptr_t>(p) - reinterpret_cast<uintptr_t>(it->first) < it->second;
+  }
   cudaError_t lastError = cudaSuccess;  // what cudaGetLastError returns and clears
   cudaError_t sticky = cudaSuccess;     // a kernel fault: every later call returns it
   uint64_t launches = 0, mallocs = 0;  // numbered from 1, for messages
@@ -401,6 +408,9 @@ class Runtime {
         "," + std::to_string(grid.z) + "), (" + std::to_string(block.x) + "," + std::to_string(block.y) + "," +
         std::to_string(block.z) + ")>>>");
     // The device checks the configuration (grid, block, shared memory, launch bounds).
+    if (shadow_)  // host-mapped memory as the host left it
+      for (auto [addr, size] : device.hostMappedAllocations())
+        if (std::string e; !shadow_->write(addr, reinterpret_cast<const void*>(addr), size, e)) warn("--compare: " + e);
     ptxopt::emu::RunResult r = device.launch(k.module, l, o);
     if (!r.error.empty()) {
       warn("launch " + std::to_string(n) + " of '" + k.name + "': " + r.error);
@@ -438,10 +448,14 @@ class Runtime {
 
   // Memory operations on the device and, when comparing, the same on the shadow device (whose
   // allocations must land at the same addresses for the kernels' pointers to mean the same).
-  uint64_t allocate(uint64_t size, const std::string& name) {
-    uint64_t a = device.allocate(size, name);
-    if (shadow_ && a && shadow_->allocate(size, name) != a) {
-      warn("--compare: the optimized run's device allocated " + name + " elsewhere; --compare stops");
+  // `hostMapped`: memory the host reaches at the device address too (cudaMallocManaged, and
+  // cudaMallocHost/cudaHostAlloc, which kernels reach as under unified addressing). The shadow
+  // device's twin is a plain allocation at the same address, refreshed from it before each
+  // launch (the host writes it without calls).
+  uint64_t allocate(uint64_t size, const std::string& name, bool hostMapped = false) {
+    uint64_t a = hostMapped ? device.allocateHostMapped(size, name) : device.allocate(size, name);
+    if (shadow_ && a && shadow_->allocateAt(a, size, name) != a) {
+      warn("--compare: the optimized run's device cannot allocate " + name + " at the same address; --compare stops");
       stopComparing();
     }
     return a;
@@ -732,20 +746,105 @@ cudaError_t cudaFree(void* devPtr) {
   std::lock_guard<std::mutex> g(r.mu);
   if (r.sticky != cudaSuccess) return r.fail(r.sticky);
   if (!devPtr) return cudaSuccess;
+  if (r.hostAllocations.count(devPtr)) return r.fail(cudaErrorInvalidValue);  // cudaFreeHost's
   return r.release(reinterpret_cast<uint64_t>(devPtr)) ? cudaSuccess : r.fail(cudaErrorInvalidValue);
 }
 
+// Page-locked host memory is host-mapped device memory: kernels reach it at the address the host
+// uses, as with unified addressing on a GPU. (Where no address of the device's window is free in
+// the process, it is plain host memory that only copies reach.)
 cudaError_t cudaMallocHost(void** ptr, size_t size) {
-  if (!ptr) return fail(cudaErrorInvalidValue);
-  *ptr = std::malloc(size ? size : 1);
-  return *ptr ? cudaSuccess : fail(cudaErrorMemoryAllocation);
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  if (r.sticky != cudaSuccess) return r.fail(r.sticky);
+  if (!ptr) return r.fail(cudaErrorInvalidValue);
+  uint64_t a = r.allocate(std::max<size_t>(size, 1), "cudaMallocHost #" + std::to_string(++r.mallocs), /*hostMapped=*/true);
+  *ptr = a ? reinterpret_cast<void*>(a) : std::malloc(std::max<size_t>(size, 1));
+  if (!*ptr) return r.fail(cudaErrorMemoryAllocation);
+  r.hostAllocations[*ptr] = std::max<size_t>(size, 1);
+  return cudaSuccess;
 }
 
 cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int) { return cudaMallocHost(ptr, size); }
 
-cudaError_t cudaFreeHost(void* ptr) {
-  std::free(ptr);
+cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int flags) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  if (r.sticky != cudaSuccess) return r.fail(r.sticky);
+  if (!devPtr || size == 0 || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)) return r.fail(cudaErrorInvalidValue);
+  uint64_t a = r.allocate(size, "cudaMallocManaged #" + std::to_string(++r.mallocs), /*hostMapped=*/true);
+  if (!a) {
+    r.warn("cudaMallocManaged: no address of the emulated device's window is free in this process (under a "
+           "sanitizer, its shadow memory takes them)");
+    return r.fail(cudaErrorMemoryAllocation);
+  }
+  *devPtr = reinterpret_cast<void*>(a);
   return cudaSuccess;
+}
+
+cudaError_t cudaFreeHost(void* ptr) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  if (r.sticky != cudaSuccess) return r.fail(r.sticky);
+  if (!ptr) return cudaSuccess;
+  if (!r.hostAllocations.erase(ptr)) return r.fail(cudaErrorInvalidValue);
+  if (!r.release(reinterpret_cast<uint64_t>(ptr))) std::free(ptr);
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  if (!pDevice || flags != 0) return r.fail(cudaErrorInvalidValue);
+  if (!r.device.isHostMapped(reinterpret_cast<uint64_t>(pHost), 1)) return r.fail(cudaErrorInvalidValue);
+  *pDevice = pHost;
+  return cudaSuccess;
+}
+
+// Copies from and to any host memory work without registration; kernels reach only the host
+// memory this runtime allocated (cudaMallocHost, cudaHostAlloc, cudaMallocManaged).
+cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags) {
+  if (!ptr || size == 0) return fail(cudaErrorInvalidValue);
+  if (flags & (cudaHostRegisterMapped | cudaHostRegisterIoMemory)) {
+    Runtime::warn("cudaHostRegister with cudaHostRegisterMapped: kernels on ptxrun cannot reach memory the program "
+                  "allocated itself; allocate it with cudaMallocHost or cudaHostAlloc");
+    return fail(cudaErrorNotSupported);
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void* ptr) { return ptr ? cudaSuccess : fail(cudaErrorInvalidValue); }
+
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  if (!attributes) return r.fail(cudaErrorInvalidValue);
+  *attributes = {};
+  auto addr = reinterpret_cast<uint64_t>(ptr);
+  if (r.isDevice(ptr)) {
+    bool mapped = r.device.isHostMapped(addr, 1);
+    bool pinned = mapped && r.isHostAllocation(ptr);
+    attributes->type = pinned ? cudaMemoryTypeHost : mapped ? cudaMemoryTypeManaged : cudaMemoryTypeDevice;
+    attributes->device = 0;
+    attributes->devicePointer = const_cast<void*>(ptr);
+    attributes->hostPointer = mapped ? const_cast<void*>(ptr) : nullptr;
+  } else {
+    attributes->type = cudaMemoryTypeUnregistered;
+    attributes->device = -2;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemPrefetchAsync(const void* devPtr, size_t count, cudaMemLocation, unsigned int, cudaStream_t) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  return r.device.isHostMapped(reinterpret_cast<uint64_t>(devPtr), count) ? r.sync() : r.fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaMemAdvise(const void* devPtr, size_t count, cudaMemoryAdvise, cudaMemLocation) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  return r.device.isHostMapped(reinterpret_cast<uint64_t>(devPtr), count) ? cudaSuccess : r.fail(cudaErrorInvalidValue);
 }
 
 cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {

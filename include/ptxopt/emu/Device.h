@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ptxopt/emu/Emulator.h"
@@ -50,6 +51,18 @@ class Device {
   // A new allocation of `size` bytes (zeroed), 256-byte aligned, at an address kernels can use
   // as a global (and generic) address; 0 when `size` is 0 or does not fit.
   uint64_t allocate(uint64_t size, std::string_view name);
+  // An allocation the host program reaches at the same address as kernels (cudaMallocManaged,
+  // cudaMallocHost: unified addressing): page-aligned, mapped at that address in this process.
+  // 0 when no address of the window is free in the process (under a sanitizer, whose shadow
+  // memory covers it).
+  uint64_t allocateHostMapped(uint64_t size, std::string_view name);
+  // A plain allocation at exactly `addr` (256-byte aligned; 0 when that is taken): a device kept
+  // in step with another (--compare), whose allocation there may be host-mapped.
+  uint64_t allocateAt(uint64_t addr, uint64_t size, std::string_view name);
+  // Whether [addr, addr+n) lies in a host-mapped allocation.
+  bool isHostMapped(uint64_t addr, uint64_t n) const;
+  // The host-mapped allocations, as (address, size).
+  std::vector<std::pair<uint64_t, uint64_t>> hostMappedAllocations() const;
   // Frees the allocation that starts at `addr`; false when no live allocation starts there.
   bool release(uint64_t addr);
   // Copies between host and device memory and within device memory. Each device range must lie
