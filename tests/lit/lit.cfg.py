@@ -59,8 +59,8 @@ elif getattr(config, "sanitize", ""):
     # A sanitizer build has none: an instrumented shared library cannot be loaded into the
     # uninstrumented programs nvcc builds. Its tests are left out here (not reported as skipped:
     # the GCC build runs them).
-    config.excludes = list(config.excludes) + ["exec-api.test", "exec-compare.test", "exec-metrics.test", "exec-managed.test"]
-    lit_config.note("SKIPPED: cudart/exec-api.test, exec-compare.test, exec-metrics.test and exec-managed.test in a sanitizer build, which builds no "
+    config.excludes = list(config.excludes) + ["exec-api.test", "exec-compare.test", "exec-metrics.test", "exec-managed.test", "exec-unsupported.test"]
+    lit_config.note("SKIPPED: cudart/exec-api.test, exec-compare.test, exec-metrics.test, exec-managed.test and exec-unsupported.test in a sanitizer build, which builds no "
                     "libcudart.so.13 (the GCC build runs them)")
 else:
     missing.append("ptxrun's libcudart.so.13 (tests with REQUIRES: cudart-shim)")

@@ -23,6 +23,7 @@
 // PTXRUN_CHECK_RACES=1 (every launch checked for races; each is reported on stderr, and the
 // number of racy launches is written at exit to PTXRUN_RACE_REPORT when set).
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 
 #include <atomic>
 #include <cctype>
@@ -34,6 +35,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -67,11 +69,13 @@ constexpr uint32_t kMaxArch = 90;
 struct FatbinHandle {
   void* slot = nullptr;  // first: the handle is its address
   int module = -1;       // -1: the module could not be loaded (the reason was printed)
+  bool noImage = false;  // ... because it holds no PTX ptxrun runs (cubins only, -rdc)
   std::string name;
 };
 
 struct Kernel {
   int module = -1;
+  bool noImage = false;  // its fat binary holds no PTX ptxrun runs
   std::string name;
   const void* hostFun = nullptr;
   // Dynamic shared memory a launch may ask for: 48 KiB unless cudaFuncSetAttribute raised it.
@@ -214,7 +218,17 @@ class Runtime {
   std::unordered_map<const void*, Variable> variables;
   std::vector<LaunchConfig> configs;
   std::deque<Event> events;
-  std::map<const void*, size_t> hostAllocations;  // cudaMallocHost/cudaHostAlloc: address -> size
+  std::map<const void*, size_t> hostAllocations;
+  std::set<std::string> unsupportedSeen;  // API functions reported as not implemented
+  unsigned deviceFlags = 0;
+  // cudaDeviceSetLimit/GetLimit: an H100's defaults (the emulator does not enforce them).
+  std::map<cudaLimit, size_t> limits = {{cudaLimitStackSize, 1024},
+                                        {cudaLimitPrintfFifoSize, 1 << 20},
+                                        {cudaLimitMallocHeapSize, 8 << 20},
+                                        {cudaLimitDevRuntimeSyncDepth, 2},
+                                        {cudaLimitDevRuntimePendingLaunchCount, 2048},
+                                        {cudaLimitMaxL2FetchGranularity, 32},
+                                        {cudaLimitPersistingL2CacheSize, 0}};  // cudaMallocHost/cudaHostAlloc: address -> size
   bool isHostAllocation(const void* p) const {
     auto it = hostAllocations.upper_bound(p);
     if (it == hostAllocations.begin()) return false;
@@ -293,9 +307,17 @@ class Runtime {
     }
     const ptxopt::cudart::FatbinEntry* e = ptxopt::cudart::choosePtxEntry({image}, kMaxArch);
     if (!e) {
-      warn(h.name + ": the fat binary holds no PTX for sm_" + std::to_string(kMaxArch) +
-           " or below (only cubins, or PTX for a newer architecture): its kernels cannot run. Build with "
-           "-gencode arch=compute_90,code=compute_90 (or any compute_XX up to 90).");
+      std::string file = relocatableDeviceCode(w->data);
+      if (!file.empty())
+        warn(h.name + ": " + file + " was built with relocatable device code (-rdc=true or -dc): its fat binary is "
+             "nvlink's device-linked cubin, and ptxrun runs PTX, one .cu file at a time, without linking device code "
+             "across files: its kernels cannot run (cudaErrorNoKernelImageForDevice). Rebuild without -rdc=true/-dc.");
+      else
+        warn(h.name + ": the fat binary holds no PTX for sm_" + std::to_string(kMaxArch) +
+             " or below (only cubins, or PTX for a newer architecture): its kernels cannot run "
+             "(cudaErrorNoKernelImageForDevice). Build with -gencode arch=compute_90,code=compute_90 (or any "
+             "compute_XX up to 90).");
+      h.noImage = true;
       return;
     }
     std::string text;
@@ -374,11 +396,25 @@ class Runtime {
     return back;
   }
 
+  // The file (executable or shared library) that holds `data` when it was built with
+  // relocatable device code (it has nvcc's __nv_relfatbin section); empty otherwise.
+  static std::string relocatableDeviceCode(const void* data) {
+    Dl_info info;
+    if (!dladdr(data, &info) || !info.dli_fname) return "";
+    std::string path = info.dli_fname[0] ? info.dli_fname : "/proc/self/exe", bytes, error;
+    if (!ptxopt::readFile(path, bytes, error)) return "";
+    std::vector<ptxopt::cudart::ElfSection> sections;
+    if (!ptxopt::cudart::elfSections({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, sections, error)) return "";
+    for (const auto& sec : sections)
+      if (sec.name == "__nv_relfatbin") return path;
+    return "";
+  }
+
   cudaError_t launch(const Kernel& k, dim3 grid, dim3 block, void** args, size_t shared) {
     if (sticky != cudaSuccess) return fail(sticky);
     if (k.module < 0) {
       warn("kernel '" + k.name + "' cannot run: its module did not load (see above)");
-      return fail(cudaErrorInvalidDeviceFunction);
+      return fail(k.noImage ? cudaErrorNoKernelImageForDevice : cudaErrorInvalidDeviceFunction);
     }
     if (shared > k.maxDynamicShared) {
       warn("launch of '" + k.name + "' asks for " + std::to_string(shared) + " bytes of dynamic shared memory, over its " +
@@ -602,6 +638,7 @@ void __cudaRegisterFunction(void** handle, const char* hostFun, char*, const cha
   std::lock_guard<std::mutex> g(r.mu);
   Kernel& k = r.kernels.emplace_back();
   k.module = r.handleOf(handle)->module;
+  k.noImage = r.handleOf(handle)->noImage;
   k.name = deviceName;
   k.hostFun = hostFun;
   r.kernelByHostFun[hostFun] = &k;
@@ -1252,6 +1289,176 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                               cudaMemcpyKind kind, cudaStream_t) {
   return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
+
+// ---- more of the API: limits, flags, priorities, occupancy, host functions, stream-ordered memory --
+
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  auto it = r.limits.find(limit);
+  if (it == r.limits.end()) return r.fail(cudaErrorUnsupportedLimit);
+  it->second = value;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  auto it = r.limits.find(limit);
+  if (!value) return r.fail(cudaErrorInvalidValue);
+  if (it == r.limits.end()) return r.fail(cudaErrorUnsupportedLimit);
+  *value = it->second;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+
+cudaError_t cudaDeviceGetCacheConfig(cudaFuncCache* config) {
+  if (!config) return fail(cudaErrorInvalidValue);
+  *config = cudaFuncCachePreferNone;
+  return cudaSuccess;
+}
+
+cudaError_t cudaSetDeviceFlags(unsigned int flags) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  r.deviceFlags = flags;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceFlags(unsigned int* flags) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  if (!flags) return r.fail(cudaErrorInvalidValue);
+  *flags = r.deviceFlags;
+  return cudaSuccess;
+}
+
+cudaError_t cudaInitDevice(int device, unsigned int, unsigned int) { return device == 0 ? cudaSuccess : fail(cudaErrorInvalidDevice); }
+
+cudaError_t cudaChooseDevice(int* device, const cudaDeviceProp*) { return answer(device, 0); }
+
+cudaError_t cudaDeviceCanAccessPeer(int* canAccessPeer, int device, int peerDevice) {
+  if (device != 0 || peerDevice != 0) return fail(cudaErrorInvalidDevice);
+  return answer(canAccessPeer, 0);
+}
+
+cudaError_t cudaDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority) {
+  if (leastPriority) *leastPriority = 0;
+  if (greatestPriority) *greatestPriority = -5;  // an H100's range
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned int, int) { return cudaStreamCreate(s); }
+
+cudaError_t cudaStreamGetPriority(cudaStream_t, int* priority) { return answer(priority, 0); }
+
+cudaError_t cudaStreamGetFlags(cudaStream_t, unsigned int* flags) {
+  if (!flags) return fail(cudaErrorInvalidValue);
+  *flags = cudaStreamDefault;
+  return cudaSuccess;
+}
+
+// Work completes when it is issued: waiting for an event waits for nothing.
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t event, unsigned int) {
+  if (!event) return fail(cudaErrorInvalidResourceHandle);
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  return r.sticky != cudaSuccess ? r.fail(r.sticky) : cudaSuccess;
+}
+
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int) {
+  return cudaEventRecord(event, stream);
+}
+
+// A host function runs when the stream reaches it: at once (the runtime's lock is not held, so
+// it may call the API, which CUDA forbids but does not check).
+cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t fn, void* userData) {
+  if (!fn) return fail(cudaErrorInvalidValue);
+  {
+    Runtime& r = rt();
+    std::lock_guard<std::mutex> g(r.mu);
+    if (r.sticky != cudaSuccess) return r.fail(r.sticky);
+  }
+  fn(userData);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* userData, unsigned int flags) {
+  if (!callback || flags != 0) return fail(cudaErrorInvalidValue);
+  cudaError_t status;
+  {
+    Runtime& r = rt();
+    std::lock_guard<std::mutex> g(r.mu);
+    status = r.sticky;
+  }
+  callback(stream, status, userData);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t) { return cudaMalloc(devPtr, size); }
+
+cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t) { return cudaFree(devPtr); }
+
+cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height) {
+  if (width > pitch) return fail(cudaErrorInvalidPitchValue);
+  for (size_t row = 0; row < height; ++row)
+    if (cudaError_t e = cudaMemset(static_cast<char*>(devPtr) + row * pitch, value, width)) return e;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t) {
+  return cudaMemset2D(devPtr, pitch, value, width, height);
+}
+
+// Blocks of a kernel that fit on one multiprocessor of the device cudaGetDeviceProperties
+// describes, by threads (2,048), blocks (32) and shared memory (228 KiB, 1 KiB of it reserved
+// per block); registers are not counted (ptxas's allocation is not known here).
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func, int blockSize,
+                                                                   size_t dynamicSMemSize, unsigned int) {
+  if (!numBlocks || blockSize <= 0) return fail(cudaErrorInvalidValue);
+  cudaFuncAttributes a;
+  if (cudaError_t e = cudaFuncGetAttributes(&a, func)) return e;
+  if (blockSize > a.maxThreadsPerBlock) {
+    *numBlocks = 0;
+    return cudaSuccess;
+  }
+  int byThreads = 64 / ((blockSize + 31) / 32);  // 2,048 threads: 64 warps
+  size_t shared = a.sharedSizeBytes + dynamicSMemSize;
+  int byShared = int((228u << 10) / (shared + (1u << 10)));
+  *numBlocks = std::min({32, byThreads, byShared});
+  return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func, int blockSize,
+                                                          size_t dynamicSMemSize) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, 0);
+}
+
+cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f) {
+  cudaChannelFormatDesc d;
+  d.x = x;
+  d.y = y;
+  d.z = z;
+  d.w = w;
+  d.f = f;
+  return d;
+}
+
+cudaError_t cudaProfilerStart() { return cudaSuccess; }
+cudaError_t cudaProfilerStop() { return cudaSuccess; }
+
+// Every other function of NVIDIA's libcudart.so.13 is a stub (tools/cudart/Stubs.cmake) that
+// calls this: it names the function once and returns cudaErrorNotSupported, which the program's
+// error check then reports.
+__attribute__((visibility("hidden"))) int ptxrunUnsupported(const char* name) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  if (r.unsupportedSeen.insert(name).second)
+    Runtime::warn(std::string(name) + " is not implemented by ptxrun's CUDA runtime (docs/CUDART.md lists what is): "
+                  "it returns cudaErrorNotSupported");
+  return r.fail(cudaErrorNotSupported);
 }
 
 }  // extern "C"

@@ -1,0 +1,24 @@
+// What a program meets where the stand-in stops (tests/lit/cudart/exec-unsupported.test): a
+// runtime function it does not implement (cudaGraphCreate) returns cudaErrorNotSupported after
+// one message naming it; built with --default-stream per-thread, the program calls the _ptsz
+// forms, which run as the plain ones; built with -rdc=true, its kernel cannot run.
+#include <cstdio>
+
+__global__ void iota(int* p) { p[threadIdx.x] = threadIdx.x; }
+
+int main() {
+  int* d;
+  cudaMalloc(&d, 32 * sizeof(int));
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  iota<<<1, 32, 0, s>>>(d);
+  std::printf("unsupported: launch: %s\n", cudaGetErrorName(cudaGetLastError()));
+  int h[32] = {};
+  cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, s);
+  cudaStreamSynchronize(s);
+  std::printf("unsupported: h[31] = %d\n", h[31]);
+  cudaGraph_t g;
+  for (int i = 0; i < 2; ++i) std::printf("unsupported: cudaGraphCreate: %s\n", cudaGetErrorName(cudaGraphCreate(&g, 0)));
+  std::printf("unsupported: last error: %s\n", cudaGetErrorName(cudaGetLastError()));
+  return 0;
+}
