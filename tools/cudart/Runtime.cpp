@@ -996,6 +996,12 @@ cudaError_t cudaStreamQuery(cudaStream_t) {
   return r.sync();
 }
 
+// The work before the event is done already: nothing to wait for.
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t e, unsigned int flags) {
+  if (!e) return fail(cudaErrorInvalidResourceHandle);
+  return flags & ~unsigned(cudaEventWaitExternal) ? fail(cudaErrorInvalidValue) : cudaSuccess;
+}
+
 cudaError_t cudaEventCreate(cudaEvent_t* e) {
   Runtime& r = rt();
   std::lock_guard<std::mutex> g(r.mu);
