@@ -59,9 +59,11 @@ elif getattr(config, "sanitize", ""):
     # A sanitizer build has none: an instrumented shared library cannot be loaded into the
     # uninstrumented programs nvcc builds. Its tests are left out here (not reported as skipped:
     # the GCC build runs them).
-    config.excludes = list(config.excludes) + ["exec-api.test", "exec-compare.test", "exec-metrics.test", "exec-managed.test", "exec-unsupported.test"]
-    lit_config.note("SKIPPED: cudart/exec-api.test, exec-compare.test, exec-metrics.test, exec-managed.test and exec-unsupported.test in a sanitizer build, which builds no "
-                    "libcudart.so.13 (the GCC build runs them)")
+    # (lit matches the names of files and directories: "programs" is the directory programs/.)
+    exec_tests = ["exec-api.test", "exec-compare.test", "exec-metrics.test", "exec-managed.test", "exec-unsupported.test"]
+    config.excludes = list(config.excludes) + exec_tests + ["programs"]
+    lit_config.note("SKIPPED: cudart/" + ", ".join(exec_tests) + " and programs/ in a sanitizer build, which builds "
+                    "no libcudart.so.13 (the GCC build runs them)")
 else:
     missing.append("ptxrun's libcudart.so.13 (tests with REQUIRES: cudart-shim)")
 # nvdisasm comes from the nvidia-cuda-nvdisasm wheel in the project's .venv (scripts/setup.sh).

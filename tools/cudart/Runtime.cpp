@@ -1231,6 +1231,12 @@ cudaError_t cudaStreamQuery(cudaStream_t) {
   return r.sync();
 }
 
+// The work before the event is done already: nothing to wait for.
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t e, unsigned int flags) {
+  if (!e) return fail(cudaErrorInvalidResourceHandle);
+  return flags & ~unsigned(cudaEventWaitExternal) ? fail(cudaErrorInvalidValue) : cudaSuccess;
+}
+
 cudaError_t cudaEventCreate(cudaEvent_t* e) {
   Runtime& r = rt();
   std::lock_guard<std::mutex> g(r.mu);
@@ -1358,14 +1364,6 @@ cudaError_t cudaStreamGetFlags(cudaStream_t, unsigned int* flags) {
   if (!flags) return fail(cudaErrorInvalidValue);
   *flags = cudaStreamDefault;
   return cudaSuccess;
-}
-
-// Work completes when it is issued: waiting for an event waits for nothing.
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t event, unsigned int) {
-  if (!event) return fail(cudaErrorInvalidResourceHandle);
-  Runtime& r = rt();
-  std::lock_guard<std::mutex> g(r.mu);
-  return r.sticky != cudaSuccess ? r.fail(r.sticky) : cudaSuccess;
 }
 
 cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int) {
