@@ -439,7 +439,7 @@ class Runtime {
     o.branchProfile = !profileOut_.empty();
     o.perLineMetrics = !metricsOut_.empty();
     o.checkRaces = checkRaces_;
-    uint64_t n = ++launches;
+    uint64_t n = launches + 1;  // a refused launch takes no number
     log("launch " + std::to_string(n) + ": " + k.name + " <<<(" + std::to_string(grid.x) + "," + std::to_string(grid.y) +
         "," + std::to_string(grid.z) + "), (" + std::to_string(block.x) + "," + std::to_string(block.y) + "," +
         std::to_string(block.z) + ")>>>");
@@ -449,9 +449,10 @@ class Runtime {
         if (std::string e; !shadow_->write(addr, reinterpret_cast<const void*>(addr), size, e)) warn("--compare: " + e);
     ptxopt::emu::RunResult r = device.launch(k.module, l, o);
     if (!r.error.empty()) {
-      warn("launch " + std::to_string(n) + " of '" + k.name + "': " + r.error);
+      warn(r.error + " (refused: cudaErrorInvalidConfiguration)");
       return fail(cudaErrorInvalidConfiguration);
     }
+    launches = n;
     if (shadow_) compareLaunch(n, k, l, o, r);
     if (!r.stdoutText.empty()) {
       std::fwrite(r.stdoutText.data(), 1, r.stdoutText.size(), stdout);
