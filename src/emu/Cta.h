@@ -200,6 +200,8 @@ struct ModuleMemory {
 // variables and functions; with `constInGlobal` the constant image is an allocation of `mem`.
 // False with `error` when an initializer names something that is not a variable or function or
 // host memory runs out.
+// With `constInGlobal` (a Device), the constant image is a global allocation too, and managed
+// variables are host-mapped (GlobalMemory::allocateHostMapped) where the memory maps host pages.
 bool placeModuleVariables(const Program& P, GlobalMemory& mem, bool constInGlobal, ModuleMemory& out, std::string& error);
 
 // The size of a kernel's parameter block: the end of its last parameter.

@@ -82,6 +82,7 @@ class Decoder {
       g.name = name;
       g.size = std::max<uint64_t>(v.sizeInBytes(), 1);
       g.align = naturalAlign(v);
+      for (uint32_t a : v.attributes) g.managed |= m_.str(a) == ".managed";
       p_.globals.push_back(g);
       return SymRef{SymRef::Kind::GlobalVar, static_cast<uint32_t>(p_.globals.size() - 1), 0};
     }

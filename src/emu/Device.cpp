@@ -55,7 +55,7 @@ struct Device::Impl {
   }
 };
 
-Device::Device() : impl_(std::make_unique<Impl>()) {}
+Device::Device(bool mapHostMemory) : impl_(std::make_unique<Impl>()) { impl_->mem.setMapHost(mapHostMemory); }
 Device::~Device() = default;
 
 uint64_t Device::allocate(uint64_t size, std::string_view name) {

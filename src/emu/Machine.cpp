@@ -106,16 +106,21 @@ uint64_t GlobalMemory::allocate(uint64_t size, uint64_t align, std::string name,
   return insert(base, size, std::move(name), kind, std::unique_ptr<uint8_t[], FreeBytes>(bytes, FreeBytes()));
 }
 
-uint64_t GlobalMemory::allocateHostMapped(uint64_t size, std::string name) {
+uint64_t GlobalMemory::allocateHostMapped(uint64_t size, std::string name, Kind kind) {
   uint64_t length = (std::max<uint64_t>(size, 1) + kPage - 1) / kPage * kPage;
-  // A few tries: each address the process already uses is passed over.
+  // A few tries: each address the process already uses is passed over. (The pages past `size`
+  // overlap no later host-mapped allocation: those start on a fresh page.)
   for (int attempt = 0; attempt < 16; ++attempt) {
-    uint64_t base = place(length, kPage);
+    uint64_t base = place(size, kPage);
     if (!base) return 0;
+    if (!mapHost_) {  // the same placement, plain bytes
+      uint8_t* bytes = static_cast<uint8_t*>(std::calloc(std::max<uint64_t>(size, 1), 1));
+      return bytes ? insert(base, size, std::move(name), kind, std::unique_ptr<uint8_t[], FreeBytes>(bytes, FreeBytes())) : 0;
+    }
     void* want = reinterpret_cast<void*>(base);
     void* got = mmap(want, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
     if (got == want)
-      return insert(base, size, std::move(name), Kind::Buffer,
+      return insert(base, size, std::move(name), kind,
                     std::unique_ptr<uint8_t[], FreeBytes>(static_cast<uint8_t*>(got), FreeBytes{length}));
     if (got != MAP_FAILED) munmap(got, length);  // a kernel that took the address as a hint only
     next_ = std::max<uint64_t>(next_, base + length + (64ull << 20));
@@ -233,7 +238,8 @@ static bool writeInitializerAddresses(const Program& P, const ModuleMemory& vars
 
 bool placeModuleVariables(const Program& P, GlobalMemory& mem, bool constInGlobal, ModuleMemory& out, std::string& error) {
   for (const DGlobal& g : P.globals) {
-    uint64_t addr = mem.allocate(g.size, g.align, g.name, GlobalMemory::Kind::Variable);
+    uint64_t addr = g.managed && constInGlobal ? mem.allocateHostMapped(g.size, g.name, GlobalMemory::Kind::Variable) : 0;
+    if (!addr) addr = mem.allocate(g.size, g.align, g.name, GlobalMemory::Kind::Variable);
     if (!addr) {
       error = "variable '" + g.name + "': no host memory for its " + std::to_string(g.size) + " bytes";
       return false;

@@ -57,7 +57,10 @@ class GlobalMemory {
   // managed and mapped host memory): zeroed pages mapped at that address in this process. An
   // address the process already uses is skipped; 0 when none is found (a sanitizer's shadow
   // memory covers the window, for one).
-  uint64_t allocateHostMapped(uint64_t size, std::string name);
+  uint64_t allocateHostMapped(uint64_t size, std::string name, Kind kind = Kind::Buffer);
+  // Without host mapping (a second memory kept in step with one that maps), allocateHostMapped
+  // places its allocations alike, page-aligned, with bytes of their own.
+  void setMapHost(bool map) { mapHost_ = map; }
   // A buffer at exactly `base` (256-byte aligned, free in this window), with bytes of its own:
   // a second memory kept in step with another, whose allocation there may be host-mapped. 0
   // when taken.
@@ -97,6 +100,7 @@ class GlobalMemory {
   std::deque<Freed> freed_;         // the latest releases, for messages
   uint64_t next_ = kGlobalBase;
   uint64_t end_ = kConstWindow;
+  bool mapHost_ = true;
 };
 
 struct Frame {

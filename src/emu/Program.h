@@ -229,6 +229,7 @@ struct DGlobal {
   std::string name;
   uint64_t size = 0;
   uint64_t align = 1;
+  bool managed = false;  // `.attribute(.managed)`: a __managed__ variable, which the host reaches too
 };
 
 // A .const variable: its place in the constant image.

@@ -113,7 +113,7 @@ class Runtime {
     if (const char* p = std::getenv("PTXRUN_PROFILE_USE"); p && *p) profileUse_ = p;
     if (const char* p = std::getenv("PTXRUN_COMPARE"); p && *p && std::strcmp(p, "0") != 0) {
       if (passes_) {
-        shadow_ = std::make_unique<Device>();
+        shadow_ = std::make_unique<Device>(/*mapHostMemory=*/false);
         std::atexit([] {
           Runtime& r = rt();
           std::lock_guard<std::mutex> g(r.mu);
@@ -649,6 +649,25 @@ void __cudaRegisterVar(void** handle, char* hostVar, char*, const char* deviceNa
   Runtime& r = rt();
   std::lock_guard<std::mutex> g(r.mu);
   r.variables[hostVar] = Variable{r.handleOf(handle)->module, deviceName, size};
+}
+
+// A __managed__ variable: the host reaches it through *hostVarPtrAddress (nvcc rewrites each
+// host use of the variable into a dereference of that pointer), set to the variable's device
+// address, at which the device mapped its pages into the program.
+void __cudaRegisterManagedVar(void** handle, void** hostVarPtrAddress, char*, const char* deviceName, int, size_t size,
+                              int, int) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  int module = r.handleOf(handle)->module;
+  r.variables[hostVarPtrAddress] = Variable{module, deviceName, size};
+  uint64_t addr = 0, bytes = 0;
+  if (module < 0 || !r.device.symbol(module, deviceName, addr, bytes)) return;  // the module's failure was reported
+  if (!r.device.isHostMapped(addr, bytes)) {
+    Runtime::warn(std::string("__managed__ variable '") + deviceName + "' could not be mapped into the program (no free "
+                  "address at its device address): the host cannot reach it");
+    return;
+  }
+  *hostVarPtrAddress = reinterpret_cast<void*>(addr);
 }
 
 unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st* stream) {

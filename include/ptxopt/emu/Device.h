@@ -42,7 +42,9 @@ struct DeviceLaunch {
 
 class Device {
  public:
-  Device();
+  // `mapHostMemory` false: a device kept in step with another (--compare), whose host-mapped
+  // allocations (and managed variables) it places alike with bytes of its own.
+  explicit Device(bool mapHostMemory = true);
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
@@ -82,7 +84,8 @@ class Device {
 
   // ---- modules --------------------------------------------------------------------------------
   // Verifies and prepares `m` (which must outlive the device) and allocates its .global and
-  // .const variables, with their initializers. The module's id (0, 1, ...), or -1 with `error`.
+  // .const variables, with their initializers; a `.attribute(.managed)` variable (__managed__)
+  // is host-mapped (see allocateHostMapped) where it can be. The module's id (0, 1, ...), or -1 with `error`.
   int load(const Module& m, std::string_view name, std::string& error);
   // A module variable (.global or .const) by name: its address (valid for read/write/fill/copy)
   // and size. False when the module declares no such variable.

@@ -1,5 +1,5 @@
 // Managed and page-locked host memory on ptxrun exec (tests/lit/cudart/exec-managed.test): the
-// host writes and reads cudaMallocManaged memory directly, a kernel reads page-locked host memory
+// host writes and reads cudaMallocManaged memory and __managed__ variables directly, a kernel reads page-locked host memory
 // in place (zero-copy, as under unified addressing), pointer attributes tell the kinds apart.
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +12,15 @@
       std::exit(1);                                                                      \
     }                                                                                    \
   } while (0)
+
+// __managed__ variables: the host uses them by name, kernels by name and through a pointer.
+__managed__ int launches_seen;
+__managed__ float scale[4] = {1, 2, 3, 4};
+
+__global__ void bump(float* s) {
+  if (threadIdx.x == 0) atomicAdd(&launches_seen, 1);
+  s[threadIdx.x] *= 10.0f;
+}
 
 __global__ void saxpy(float a, const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -52,6 +61,13 @@ int main() {
   CHECK(cudaMemcpy(&odd, count, sizeof odd, cudaMemcpyDeviceToHost));
   bad += odd != n / 2;
   bad += *mapped != n / 2;
+
+  launches_seen = 100;  // the host writes it in place
+  bump<<<1, 4>>>(scale);  // &scale[0] as the host sees it is the device's address
+  bump<<<1, 4>>>(scale);
+  CHECK(cudaDeviceSynchronize());
+  bad += launches_seen != 102;
+  for (int i = 0; i < 4; ++i) bad += scale[i] != float(i + 1) * 100.0f;
 
   cudaPointerAttributes a;
   const char* kinds[] = {"unregistered", "host", "device", "managed"};
