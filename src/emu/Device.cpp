@@ -87,6 +87,13 @@ std::vector<std::pair<uint64_t, uint64_t>> Device::hostMappedAllocations() const
 
 bool Device::release(uint64_t addr) { return impl_->mem.release(addr); }
 
+void Device::releaseAll() {
+  std::vector<uint64_t> buffers;
+  for (const GlobalMemory::Allocation& a : impl_->mem.allocations())
+    if (a.kind == GlobalMemory::Kind::Buffer) buffers.push_back(a.base);
+  for (uint64_t a : buffers) impl_->mem.release(a);
+}
+
 bool Device::write(uint64_t addr, const void* src, uint64_t n, std::string& error) {
   if (n == 0) return true;
   uint8_t* p = impl_->range(addr, n, error);

@@ -1224,7 +1224,13 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
 cudaError_t cudaDeviceReset() {
   Runtime& r = rt();
   std::lock_guard<std::mutex> g(r.mu);
-  // Memory and errors go; registered modules stay (as the program's registrations do).
+  // Memory and errors go; registered modules stay (as the program's registrations do), their
+  // variables with the values they have.
+  for (auto& [p, size] : r.hostAllocations)  // page-locked memory that is plain host memory
+    if (!r.device.isHostMapped(reinterpret_cast<uint64_t>(p), 1)) std::free(const_cast<void*>(p));
+  r.hostAllocations.clear();
+  r.device.releaseAll();
+  if (r.shadow_) r.shadow_->releaseAll();
   r.sticky = cudaSuccess;
   r.lastError = cudaSuccess;
   return cudaSuccess;

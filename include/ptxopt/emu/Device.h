@@ -67,6 +67,8 @@ class Device {
   std::vector<std::pair<uint64_t, uint64_t>> hostMappedAllocations() const;
   // Frees the allocation that starts at `addr`; false when no live allocation starts there.
   bool release(uint64_t addr);
+  // Frees every allocation (module variables stay): cudaDeviceReset.
+  void releaseAll();
   // Copies between host and device memory and within device memory. Each device range must lie
   // in one live allocation or one module variable (see symbol()); otherwise false, with `error`
   // saying which address is not device memory.

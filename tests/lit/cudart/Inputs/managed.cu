@@ -89,6 +89,16 @@ int main() {
   CHECK(cudaFree(y));
   CHECK(cudaFree(dev));
   CHECK(cudaFree(count));
+  // cudaDeviceReset frees what is left.
+  int* left;
+  CHECK(cudaMalloc(&left, 1 << 20));
+  size_t freeBefore, freeAfter, total;
+  CHECK(cudaMemGetInfo(&freeBefore, &total));
+  CHECK(cudaDeviceReset());
+  CHECK(cudaMemGetInfo(&freeAfter, &total));
+  std::printf("managed: cudaDeviceReset freed %zu bytes; cudaFree afterwards: %s\n", freeAfter - freeBefore,
+              cudaGetErrorName(cudaFree(left)));
+  bad += freeAfter - freeBefore != (1 << 20);
   std::printf("managed: %s (%d wrong)\n", bad ? "FAILED" : "PASSED", bad);
   return bad != 0;
 }
