@@ -1,10 +1,14 @@
 // What a program meets where the stand-in stops (tests/lit/cudart/exec-unsupported.test): a
 // runtime function it does not implement (cudaGraphCreate) returns cudaErrorNotSupported after
-// one message naming it; built with --default-stream per-thread, the program calls the _ptsz
+// one message naming it; a kernel with an instruction ptxrun cannot run faults, naming it;
+// built with --default-stream per-thread, the program calls the _ptsz
 // forms, which run as the plain ones; built with -rdc=true, its kernel cannot run.
 #include <cstdio>
 
 __global__ void iota(int* p) { p[threadIdx.x] = threadIdx.x; }
+
+// tex.1d: an instruction ptxrun does not run yet (issue #34).
+__global__ void fetch(cudaTextureObject_t t, float* out) { out[threadIdx.x] = tex1Dfetch<float>(t, threadIdx.x); }
 
 int main() {
   int* d;
@@ -20,5 +24,7 @@ int main() {
   cudaGraph_t g;
   for (int i = 0; i < 2; ++i) std::printf("unsupported: cudaGraphCreate: %s\n", cudaGetErrorName(cudaGraphCreate(&g, 0)));
   std::printf("unsupported: last error: %s\n", cudaGetErrorName(cudaGetLastError()));
+  fetch<<<1, 32, 0, s>>>(0, reinterpret_cast<float*>(d));
+  std::printf("unsupported: tex kernel: %s\n", cudaGetErrorName(cudaStreamSynchronize(s)));
   return 0;
 }
