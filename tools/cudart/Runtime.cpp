@@ -24,6 +24,7 @@
 // number of racy launches is written at exit to PTXRUN_RACE_REPORT when set).
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cctype>
@@ -279,7 +280,7 @@ class Runtime {
 
   void** registerFatbin(const void* wrapper) {
     FatbinHandle& h = fatbins.emplace_back();
-    h.name = "module" + std::to_string(fatbins.size() - 1);
+    h.name = "fat binary #" + std::to_string(fatbins.size() - 1);
     load(wrapper, h);
     return &h.slot;
   }
@@ -299,13 +300,14 @@ class Runtime {
     uint64_t entries = 0;
     std::memcpy(&entries, w->data + 8, 8);
     std::span<const uint8_t> bytes(w->data, ptxopt::cudart::kFatbinImageHeaderSize + entries);
-    ptxopt::cudart::FatbinImage image;
+    std::vector<ptxopt::cudart::FatbinImage> images(1);  // choosePtxEntry's entry points into it
+    const ptxopt::cudart::FatbinImage& image = images[0];
     std::string error;
-    if (!ptxopt::cudart::parseFatbinImage(bytes, image, error)) {
+    if (!ptxopt::cudart::parseFatbinImage(bytes, images[0], error)) {
       warn(h.name + ": " + error);
       return;
     }
-    const ptxopt::cudart::FatbinEntry* e = ptxopt::cudart::choosePtxEntry({image}, kMaxArch);
+    const ptxopt::cudart::FatbinEntry* e = ptxopt::cudart::choosePtxEntry(images, kMaxArch);
     if (!e) {
       std::string file = relocatableDeviceCode(w->data);
       if (!file.empty())
@@ -325,7 +327,7 @@ class Runtime {
       warn(h.name + ": " + error);
       return;
     }
-    h.name += ".sm_" + std::to_string(e->arch) + ".ptx";
+    h.name = entryFileName(w->data, image, *e, fatbins.size() - 1);
     ptxopt::DiagEngine diags;
     std::unique_ptr<ptxopt::Module> m = ptxopt::loadModule(text, h.name, diags);
     if (!m) {
@@ -395,6 +397,47 @@ class Runtime {
     if (!back) warn(name + ": the text " + passesText_ + " printed does not load back; the module runs unoptimized:\n" + diags.str());
     return back;
   }
+
+  // The name of the PTX entry `e` of `image` (at `data` in memory): the one `ptxrun extract-ptx`
+  // gives it, "<file>.<entry number>.sm_<arch>.ptx", where the file is the executable or shared
+  // library that holds the image, so that file:line in messages names a file a user can extract;
+  // "module<k>.sm_<arch>.ptx" when the image is not found in a file.
+  std::string entryFileName(const void* data, const ptxopt::cudart::FatbinImage& image, const ptxopt::cudart::FatbinEntry& e,
+                            size_t k) {
+    std::string fallback = "module" + std::to_string(k) + ".sm_" + std::to_string(e.arch) + ".ptx";
+    Dl_info info;
+    if (!dladdr(data, &info) || !info.dli_fname) return fallback;
+    std::string path = info.dli_fname[0] ? info.dli_fname : "/proc/self/exe";
+    if (path == "/proc/self/exe") {
+      char self[4096];
+      ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+      if (n > 0) path.assign(self, size_t(n));
+    }
+    auto [it, fresh] = files_.try_emplace(path);
+    ContainerFile& f = it->second;
+    if (fresh) {
+      std::string error;
+      if (ptxopt::readFile(path, f.bytes, error))
+        ptxopt::cudart::findFatbinImages({reinterpret_cast<const uint8_t*>(f.bytes.data()), f.bytes.size()}, f.images, error);
+    }
+    auto* mem = static_cast<const uint8_t*>(data);
+    size_t index = 0;
+    for (const ptxopt::cudart::FatbinImage& candidate : f.images) {
+      uint64_t bytes = image.size;
+      if (candidate.offset + bytes <= f.bytes.size() && candidate.size == image.size &&
+          std::memcmp(f.bytes.data() + candidate.offset, mem, bytes) == 0) {
+        index += size_t(&e - image.entries.data());
+        return path.substr(path.find_last_of('/') + 1) + "." + std::to_string(index) + ".sm_" + std::to_string(e.arch) + ".ptx";
+      }
+      index += candidate.entries.size();
+    }
+    return fallback;
+  }
+  struct ContainerFile {
+    std::string bytes;
+    std::vector<ptxopt::cudart::FatbinImage> images;
+  };
+  std::map<std::string, ContainerFile> files_;  // by path: the files fat binaries were registered from
 
   // The file (executable or shared library) that holds `data` when it was built with
   // relocatable device code (it has nvcc's __nv_relfatbin section); empty otherwise.
