@@ -50,6 +50,14 @@ if nvcc and os.path.exists(nvcc):
     config.substitutions.append(("%nvcc", nvcc))
 else:
     missing.append("nvcc (tests with REQUIRES: nvcc)")
+# A shared library that is not a CUDA runtime (exec-compare.test: a program that does not load
+# the stand-in).
+import ctypes.util
+libm = ctypes.util.find_library("m")
+for d in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64"):
+    if libm and os.path.exists(os.path.join(d, libm)):
+        config.substitutions.append(("%libm", os.path.join(d, libm)))
+        break
 # ptxrun's libcudart.so.13 (built where the CUDA headers are): `ptxrun exec` and LD_PRELOAD.
 shim = os.path.join(config.ptxopt_bin_dir, "cudart", "libcudart.so.13")
 if os.path.exists(shim):

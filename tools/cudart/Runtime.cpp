@@ -21,7 +21,8 @@
 // program with exit status 5), PTXRUN_METRICS (a JSON file written at exit: each module's text
 // as it ran and hash, and per kernel its launches and dynamic figures, in total and by PTX line),
 // PTXRUN_CHECK_RACES=1 (every launch checked for races; each is reported on stderr, and the
-// number of racy launches is written at exit to PTXRUN_RACE_REPORT when set).
+// number of racy launches is written at exit to PTXRUN_REPORT when set), PTXRUN_REPORT (a file
+// `ptxrun exec` reads afterwards: "stand-in" when this library is loaded, then racy-launches).
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <unistd.h>
@@ -62,6 +63,19 @@ constexpr int kCompareExit = 5;
 
 class Runtime;
 Runtime& rt();
+
+// A line for `ptxrun exec` in PTXRUN_REPORT (appended: the program may be several processes).
+void report(const std::string& line) {
+  const char* path = std::getenv("PTXRUN_REPORT");
+  if (!path || !*path) return;
+  if (FILE* f = std::fopen(path, "a")) {
+    std::fprintf(f, "%s\n", line.c_str());
+    std::fclose(f);
+  }
+}
+
+// `ptxrun exec` learns that the program loaded this library, not another libcudart.
+__attribute__((constructor)) void announce() { report("stand-in"); }
 
 // The highest PTX architecture the emulator runs (an sm_90 device).
 constexpr uint32_t kMaxArch = 90;
@@ -137,10 +151,7 @@ class Runtime {
                                    " launch(es) had races (above)"
                              : "--check-races: no races in " + std::to_string(r.launches) + " launch(es)");
         // For ptxrun exec, which exits 4 when the program succeeded after races.
-        if (const char* f = std::getenv("PTXRUN_RACE_REPORT"); f && *f) {
-          std::string error;
-          ptxopt::writeFile(f, std::to_string(r.racyLaunches_) + "\n", error);
-        }
+        report("racy-launches " + std::to_string(r.racyLaunches_));
       });
     }
     if (const char* p = std::getenv("PTXRUN_PROFILE_OUT"); p && *p && passes_) {

@@ -57,6 +57,39 @@ std::string findShim() {
   return "";
 }
 
+// The libcudart the loader gives `program` in this environment (LD_PRELOAD included), from its
+// LD_TRACE_LOADED_OBJECTS listing; "another libcudart" when it cannot tell.
+std::string loadedCudart(const std::string& program) {
+  int fds[2];
+  if (pipe(fds) != 0) return "another libcudart";
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    close(fds[0]);
+    close(fds[1]);
+    setenv("LD_TRACE_LOADED_OBJECTS", "1", 1);
+    execl(program.c_str(), program.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, size_t(n));
+  close(fds[0]);
+  if (pid > 0) waitpid(pid, nullptr, 0);
+  for (size_t at = out.find("libcudart.so"); at != std::string::npos; at = out.find("libcudart.so", at + 1)) {
+    size_t arrow = out.find("=> ", at), end = out.find(" (", arrow);
+    size_t eol = out.find('\n', at);
+    if (arrow != std::string::npos && arrow < eol && out.compare(arrow + 3, 9, "not found") == 0)
+      return "no libcudart.so.13 (the loader finds none)";
+    if (arrow != std::string::npos && arrow < eol && end != std::string::npos) return out.substr(arrow + 3, end - arrow - 3);
+    size_t start = out.rfind('\t', at);  // a preloaded library is listed by its path
+    if (start != std::string::npos && start < at) return out.substr(start + 1, out.find(' ', start) - start - 1);
+  }
+  return "another libcudart";
+}
+
 }  // namespace
 
 int runExec(const ExecOptions& o) {
@@ -117,19 +150,17 @@ int runExec(const ExecOptions& o) {
   if (!o.profileOut.empty()) setenv("PTXRUN_PROFILE_OUT", o.profileOut.c_str(), 1);
   if (o.compare) setenv("PTXRUN_COMPARE", "1", 1);
   if (!o.metrics.empty()) setenv("PTXRUN_METRICS", o.metrics.c_str(), 1);
-  // --check-races: the stand-in writes the number of racy launches to a file at exit, and a
-  // program that exits 0 after races makes ptxrun exit 4 (as `ptxrun --check-races` does).
-  std::string raceReport;
-  if (o.checkRaces) {
-    setenv("PTXRUN_CHECK_RACES", "1", 1);
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/ptxrun-races-XXXXXX";
-    int fd = mkstemp(pattern.data());
-    if (fd >= 0) {
-      close(fd);
-      raceReport = pattern;
-      setenv("PTXRUN_RACE_REPORT", raceReport.c_str(), 1);
-    }
+  // PTXRUN_REPORT: a file the stand-in appends to: "stand-in" when it is loaded, "racy-launches
+  // N" at exit. Without the first line the program ran on another libcudart, which is named;
+  // with races, a program that exits 0 makes ptxrun exit 4 (as `ptxrun --check-races` does).
+  if (o.checkRaces) setenv("PTXRUN_CHECK_RACES", "1", 1);
+  std::string report;
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/ptxrun-report-XXXXXX";
+  if (int fd = mkstemp(pattern.data()); fd >= 0) {
+    close(fd);
+    report = pattern;
+    setenv("PTXRUN_REPORT", report.c_str(), 1);
   }
   std::fflush(nullptr);
   pid_t pid = fork();
@@ -152,10 +183,16 @@ int runExec(const ExecOptions& o) {
       return 1;
     }
   unsigned long racyLaunches = 0;
-  if (!raceReport.empty()) {
+  if (!report.empty()) {
     std::string text;
-    if (readFile(raceReport, text, error)) racyLaunches = std::strtoul(text.c_str(), nullptr, 10);
-    unlink(raceReport.c_str());
+    if (readFile(report, text, error)) {
+      if (size_t at = text.find("racy-launches "); at != std::string::npos) racyLaunches = std::strtoul(text.c_str() + at + 14, nullptr, 10);
+      if (text.find("stand-in\n") == std::string::npos)
+        std::fprintf(stderr, "ptxrun: warning: %s did not load ptxrun's libcudart.so.13 (%s) but %s: its results are not "
+                             "ptxrun's\n",
+                     program.c_str(), shim.c_str(), loadedCudart(program).c_str());
+    }
+    unlink(report.c_str());
   }
   if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
