@@ -85,6 +85,18 @@ void CtaRunner::store(Warp& w, const DInst& I, uint32_t exec) {
   Frame* f = w.stack.back().frame;
   const MemRef a = memRefOf(w, I);
   const unsigned eb = I.elemBytes, total = eb * I.vec;
+  if (L_.opts.checkRaces) {  // the bytes first: the race checker compares them with the last write's
+    uint8_t bytes[64] = {};
+    forLanes(exec, [&](int lane) {
+      for (unsigned k = 0; k < I.vec && k < I.nsrc && (k + 1) * eb <= sizeof bytes; ++k)
+        storeElement(bytes + k * eb, eb, f->slot(I.src[k])[lane]);
+      storeBytes_ = total <= sizeof bytes ? bytes : nullptr;
+      uint8_t* p = memory(w, I, a.space, a.address(I, lane), total, lane, true, false, a.sym);
+      storeBytes_ = nullptr;
+      for (unsigned k = 0; k < I.vec && k < I.nsrc; ++k) storeElement(p + k * eb, eb, f->slot(I.src[k])[lane]);
+    });
+    return;
+  }
   forLanes(exec, [&](int lane) {
     uint8_t* p = memory(w, I, a.space, a.address(I, lane), total, lane, true, false, a.sym);
     for (unsigned k = 0; k < I.vec && k < I.nsrc; ++k) storeElement(p + k * eb, eb, f->slot(I.src[k])[lane]);

@@ -80,6 +80,8 @@ struct Access {
 };
 struct Shadow {
   Access write, read;
+  uint8_t written = 0;        // the byte the last write stored, when known (a plain store)
+  bool writtenKnown = false;
 };
 
 // ---- one launch -----------------------------------------------------------------------------
@@ -129,6 +131,9 @@ class CtaRunner {
   uint8_t* memory(Warp& w, const DInst& I, StateSpace space, uint64_t addr, uint64_t size, int lane, bool write, bool atomic,
                   const SymRef* sym, StateSpace* resolved = nullptr);
   void recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t addr, uint64_t size, int lane, bool write, bool atomic);
+  // While a plain store runs under the race checker: the bytes it stores (recordAccess tells
+  // write-write races of the same bytes apart).
+  const uint8_t* storeBytes_ = nullptr;
   uint64_t generic(StateSpace s, uint64_t addr) const { return windowBase(s) + addr; }
 
   // Instructions.
@@ -238,10 +243,11 @@ class Launch {
   std::atomic<bool> stop{false};
   std::mutex raceMutex;
   std::unordered_map<uint64_t, Shadow> globalShadow;
-  std::map<std::tuple<std::string, uint32_t, uint32_t, std::string, std::string>, RaceReport> races;
+  std::map<std::tuple<std::string, uint32_t, uint32_t, std::string, std::string, bool>, RaceReport> races;
 
+  // `sameValue`: a write-write race in which the later write stores the byte the earlier one did.
   void reportRace(const std::string& space, const Access& a, const Access& b, const std::string& kindA,
-                  const std::string& kindB, const std::string& where);
+                  const std::string& kindB, const std::string& where, bool sameValue = false);
 
  private:
   // The entry named `name` (the only one when empty), or an error starting with `where`.

@@ -450,9 +450,9 @@ bool Launch::prepare(GlobalMemory& mem, const ModuleMemory& v, const DeviceLaunc
 }
 
 void Launch::reportRace(const std::string& space, const Access& a, const Access& b, const std::string& kindA,
-                        const std::string& kindB, const std::string& where) {
+                        const std::string& kindB, const std::string& where, bool sameValue) {
   uint32_t la = std::min(a.line, b.line), lb = std::max(a.line, b.line);
-  auto key = std::make_tuple(space, la, lb, a.line <= b.line ? kindA : kindB, a.line <= b.line ? kindB : kindA);
+  auto key = std::make_tuple(space, la, lb, a.line <= b.line ? kindA : kindB, a.line <= b.line ? kindB : kindA, sameValue);
   auto it = races.find(key);
   if (it != races.end()) {
     ++it->second.occurrences;
@@ -465,10 +465,12 @@ void Launch::reportRace(const std::string& space, const Access& a, const Access&
   r.kindA = kindA;
   r.kindB = kindB;
   r.occurrences = 1;
-  r.description = "race on " + space + " memory " + where + ": " + kindA + " at " + P.fileName + ":" + std::to_string(a.line) +
+  r.sameValue = sameValue;
+  r.description = std::string(sameValue ? "same-value " : "") + "race on " + space + " memory " + where + ": " + kindA + " at " + P.fileName + ":" + std::to_string(a.line) +
                   " by thread " + std::to_string(a.thread) + " of CTA " + std::to_string(a.cta) + ", " + kindB + " at " +
                   P.fileName + ":" + std::to_string(b.line) + " by thread " + std::to_string(b.thread) + " of CTA " +
-                  std::to_string(b.cta) + ", with no barrier between them";
+                  std::to_string(b.cta) + ", with no barrier between them" +
+                  (sameValue ? " (both store the same bytes: benign on a GPU, whichever lands last)" : "");
   races.emplace(key, std::move(r));
 }
 
@@ -827,15 +829,28 @@ void CtaRunner::recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t
   std::unordered_map<uint64_t, Shadow>& shadow = shared ? sharedShadow_ : L_.globalShadow;
   const std::string spaceName = shared ? "shared" : "global";
   std::lock_guard<std::mutex> lock(L_.raceMutex);
+  // A write that races with earlier writes is a same-value race when it stores, at every byte
+  // where it races, the byte the earlier write stored (the access as a whole, not byte by byte).
+  bool same = write && storeBytes_;
+  for (uint64_t k = 0; k < size && same; ++k) {
+    auto it = shadow.find(addr + k);
+    if (it != shadow.end() && !ordered(it->second.write) && !(it->second.write.strong && a.strong))
+      same = it->second.writtenKnown && it->second.written == storeBytes_[k];
+  }
   for (uint64_t k = 0; k < size; ++k) {
     Shadow& sh = shadow[addr + k];
     if (!ordered(sh.write) && !(sh.write.strong && a.strong)) {
-      L_.reportRace(spaceName, sh.write, a, kind(sh.write, true), kind(a, write), where(addr + k));
+      L_.reportRace(spaceName, sh.write, a, kind(sh.write, true), kind(a, write), where(addr + k), same);
     } else if (write && !ordered(sh.read) && !(sh.read.strong && a.strong)) {
       L_.reportRace(spaceName, sh.read, a, kind(sh.read, false), kind(a, write), where(addr + k));
     }
-    if (write) sh.write = a;
-    else sh.read = a;
+    if (write) {
+      sh.write = a;
+      sh.writtenKnown = storeBytes_ != nullptr;
+      sh.written = storeBytes_ ? storeBytes_[k] : 0;
+    } else {
+      sh.read = a;
+    }
   }
 }
 

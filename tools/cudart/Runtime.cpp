@@ -144,12 +144,16 @@ class Runtime {
     }
     if (const char* p = std::getenv("PTXRUN_CHECK_RACES"); p && *p && std::strcmp(p, "0") != 0) {
       checkRaces_ = true;
+      strictRaces_ = std::strcmp(p, "strict") == 0;
       std::atexit([] {
         Runtime& r = rt();
         std::lock_guard<std::mutex> g(r.mu);
+        std::string notes = r.sameValueRaces_ ? " (" + std::to_string(r.sameValueRaces_) + " same-value write race(s) noted" +
+                                                    (r.strictRaces_ ? ", counted: strict)" : ")")
+                                              : "";
         warn(r.racyLaunches_ ? "--check-races: " + std::to_string(r.racyLaunches_) + " of " + std::to_string(r.launches) +
-                                   " launch(es) had races (above)"
-                             : "--check-races: no races in " + std::to_string(r.launches) + " launch(es)");
+                                   " launch(es) had races (above)" + notes
+                             : "--check-races: no races in " + std::to_string(r.launches) + " launch(es)" + notes);
         // For ptxrun exec, which exits 4 when the program succeeded after races.
         report("racy-launches " + std::to_string(r.racyLaunches_));
       });
@@ -271,8 +275,8 @@ class Runtime {
     ptxopt::emu::Metrics metrics;
   };
   std::map<std::pair<int, std::string>, KernelFigures> figures_;
-  bool checkRaces_ = false;
-  uint64_t racyLaunches_ = 0;
+  bool checkRaces_ = false, strictRaces_ = false;  // strict: same-value write races count too
+  uint64_t racyLaunches_ = 0, sameValueRaces_ = 0;
 
   // Records `e` as the last error and returns it.
   cudaError_t fail(cudaError_t e) {
@@ -494,9 +498,10 @@ class Runtime {
     o.perLineMetrics = !metricsOut_.empty();
     o.checkRaces = checkRaces_;
     uint64_t n = launches + 1;  // a refused launch takes no number
-    log("launch " + std::to_string(n) + ": " + k.name + " <<<(" + std::to_string(grid.x) + "," + std::to_string(grid.y) +
-        "," + std::to_string(grid.z) + "), (" + std::to_string(block.x) + "," + std::to_string(block.y) + "," +
-        std::to_string(block.z) + ")>>>");
+    if (verbose_)  // built only when printed: a launch costs about 2 µs
+      log("launch " + std::to_string(n) + ": " + k.name + " <<<(" + std::to_string(grid.x) + "," + std::to_string(grid.y) +
+          "," + std::to_string(grid.z) + "), (" + std::to_string(block.x) + "," + std::to_string(block.y) + "," +
+          std::to_string(block.z) + ")>>>");
     // The device checks the configuration (grid, block, shared memory, launch bounds).
     if (shadow_)  // host-mapped memory as the host left it
       for (auto [addr, size] : device.hostMappedAllocations())
@@ -524,12 +529,15 @@ class Runtime {
       ++f.launches;
       f.metrics.add(r.metrics);
     }
-    if (!r.races.empty()) {
-      ++racyLaunches_;
-      for (const ptxopt::emu::RaceReport& race : r.races)
-        warn("launch " + std::to_string(n) + " of '" + k.name + "': " + race.description + " (" +
-             std::to_string(race.occurrences) + " time(s))");
+    bool racy = false;
+    for (const ptxopt::emu::RaceReport& race : r.races) {
+      bool counts = !race.sameValue || strictRaces_;
+      racy |= counts;
+      sameValueRaces_ += race.sameValue;
+      warn(std::string(counts ? "" : "note: ") + "launch " + std::to_string(n) + " of '" + k.name + "': " +
+           race.description + " (" + std::to_string(race.occurrences) + " time(s))");
     }
+    racyLaunches_ += racy;
     if (!r.fault.empty()) {
       warn("kernel fault in launch " + std::to_string(n) + " of '" + k.name + "': " + r.fault);
       sticky = r.faultKind == ptxopt::emu::FaultKind::Address ? cudaErrorIllegalAddress : cudaErrorLaunchFailure;

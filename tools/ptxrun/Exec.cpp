@@ -153,7 +153,7 @@ int runExec(const ExecOptions& o) {
   // PTXRUN_REPORT: a file the stand-in appends to: "stand-in" when it is loaded, "racy-launches
   // N" at exit. Without the first line the program ran on another libcudart, which is named;
   // with races, a program that exits 0 makes ptxrun exit 4 (as `ptxrun --check-races` does).
-  if (o.checkRaces) setenv("PTXRUN_CHECK_RACES", "1", 1);
+  if (!o.checkRaces.empty()) setenv("PTXRUN_CHECK_RACES", o.checkRaces == "strict" ? "strict" : "1", 1);
   std::string report;
   const char* tmp = std::getenv("TMPDIR");
   std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/ptxrun-report-XXXXXX";

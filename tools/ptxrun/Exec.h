@@ -16,7 +16,7 @@ struct ExecOptions {
   std::string profileOut;            // where to write the branch profile of every launch
   bool compare = false;              // run each launch on the optimized modules too and compare
   std::string metrics;               // where to write per-kernel dynamic figures (JSON)
-  bool checkRaces = false;           // check every launch for races
+  std::string checkRaces;            // check every launch for races: "", "on" or "strict"
 };
 
 // Runs the program to completion; returns its exit status (128 + N when signal N killed it),

@@ -141,7 +141,8 @@ int runExtractPtx(const ExtractOptions& o) {
 int run(int argc, char** argv) {
   CLI::App app{"ptxrun: runs PTX kernels on the CPU with warp-accurate SIMT semantics"};
   std::string ptxFile, specFile, dumpDir, inputsDir, printName, compareFile, profileOut, metrics, schedule = "round-robin";
-  bool json = false, checkRaces = false, listUnsupported = false, noFastPaths = false;
+  bool json = false, listUnsupported = false, noFastPaths = false;
+  std::string checkRaces;  // "", "on" or "strict"
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   uint64_t seed = 1, maxInstructions = RunOptions{}.maxInstructions;
   app.add_option("ptx", ptxFile, "the PTX module");
@@ -169,9 +170,12 @@ int run(int argc, char** argv) {
   execCmd->add_option("--metrics", exec.metrics,
                       "write per kernel its launches and dynamic figures (in total and by PTX line), and each module's "
                       "text as it ran, to this JSON file at exit");
-  execCmd->add_flag("--check-races", exec.checkRaces,
-                    "check every launch for accesses to the same shared or global byte by different threads between "
-                    "barriers; each race is reported on stderr");
+  execCmd->add_option("--check-races", exec.checkRaces,
+                      "check every launch for accesses to the same shared or global byte by different threads between "
+                      "barriers; each race is reported on stderr (=strict: same-value write races count too)")
+      ->expected(0, 1)
+      ->default_str("on")
+      ->check(CLI::IsMember({"on", "strict"}));
   app.add_option("--launch", specFile, "launch specification (JSON)");
   app.add_flag("--list-unsupported", listUnsupported, "list the module's instructions the emulator cannot run, then stop");
   app.add_option("--dump", dumpDir, "write every buffer after the run as DIR/<name>.bin");
@@ -189,7 +193,12 @@ int run(int argc, char** argv) {
   app.add_option("--profile-out", profileOut,
                  "write a branch profile (per conditional branch and brx.idx: warp executions all taken, none taken, "
                  "divergent) to this file, for ptxopt --profile-use");
-  app.add_flag("--check-races", checkRaces, "report accesses to the same shared or global byte by different threads between barriers");
+  app.add_option("--check-races", checkRaces,
+                 "report accesses to the same shared or global byte by different threads between barriers (exit 4); "
+                 "write races in which every writer stores the same bytes are notes, unless =strict")
+      ->expected(0, 1)
+      ->default_str("on")
+      ->check(CLI::IsMember({"on", "strict"}));
   app.add_option("--max-instructions", maxInstructions, "fault after this many warp instructions");
   app.add_flag("--no-fast-paths", noFastPaths, "run every instruction through the general interpreter (a debugging aid)");
   app.set_version_flag("--version", std::string("ptxrun ") + kVersion);
@@ -200,7 +209,10 @@ int run(int argc, char** argv) {
     return rc == 0 ? kOk : kError;
   }
   if (app.got_subcommand(extractCmd)) return runExtractPtx(extract);
-  if (app.got_subcommand(execCmd)) return tools::runExec(exec);
+  if (app.got_subcommand(execCmd)) {
+    if (execCmd->count("--check-races") && exec.checkRaces.empty()) exec.checkRaces = "on";
+    return tools::runExec(exec);
+  }
   if (ptxFile.empty()) {
     std::fprintf(stderr, "ptxrun: error: a PTX module is required (or a subcommand: exec, extract-ptx)\n");
     return kError;
@@ -251,7 +263,8 @@ int run(int argc, char** argv) {
   opts.jobs = jobs;
   opts.schedule = schedule == "random" ? RunOptions::Schedule::Random : RunOptions::Schedule::RoundRobin;
   opts.seed = seed;
-  opts.checkRaces = checkRaces;
+  opts.checkRaces = app.count("--check-races") > 0;
+  if (opts.checkRaces && checkRaces.empty()) checkRaces = "on";
   opts.maxInstructions = maxInstructions;
   opts.perLineMetrics = perLine;
   opts.fastPaths = !noFastPaths;
@@ -279,11 +292,15 @@ int run(int argc, char** argv) {
     }
   }
   int rc = kOk;
+  uint64_t sameValueRaces = 0, races = 0;
   for (const RaceReport& race : r.races) {
-    std::fprintf(stderr, "ptxrun: %s (%llu time(s))\n", race.description.c_str(), static_cast<unsigned long long>(race.occurrences));
-    rc = kRaces;
+    bool counts = !race.sameValue || checkRaces == "strict";
+    std::fprintf(stderr, "ptxrun: %s%s (%llu time(s))\n", counts ? "" : "note: ", race.description.c_str(),
+                 static_cast<unsigned long long>(race.occurrences));
+    (race.sameValue ? sameValueRaces : races) += 1;
+    if (counts) rc = kRaces;
   }
-  if (checkRaces && r.races.empty()) std::fprintf(stderr, "ptxrun: no races found\n");
+  if (opts.checkRaces && r.races.empty()) std::fprintf(stderr, "ptxrun: no races found\n");
 
   if (!compareFile.empty()) {
     Loaded other;
@@ -337,7 +354,11 @@ int run(int argc, char** argv) {
     j["stdout"] = r.stdoutText;
     std::printf("%s\n", j.dump(2).c_str());
   }
-  if (wantMetrics) std::printf("%s\n", tools::metricsJson(r.metrics, perLine).dump(2).c_str());
+  if (wantMetrics) {
+    nlohmann::json m = tools::metricsJson(r.metrics, perLine);
+    if (opts.checkRaces) m["races"] = {{"races", races}, {"same_value_races", sameValueRaces}};
+    std::printf("%s\n", m.dump(2).c_str());
+  }
   return rc;
 }
 

@@ -74,6 +74,9 @@ struct RaceReport {
   std::string kindA, kindB;  // "read", "write", "atomic"
   std::string description;   // one line for people
   uint64_t occurrences = 0;
+  // A write-write race in which both writes store the same bytes (Triton's reductions have many
+  // lanes store one value): a lower severity, as compute-sanitizer's racecheck reports it.
+  bool sameValue = false;
 };
 
 // What kind of fault ended a launch: an out-of-bounds or misaligned memory access (what a GPU
