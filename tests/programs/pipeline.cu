@@ -7,14 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CUDA_CHECK(call)                                                                                        \
-  do {                                                                                                          \
-    cudaError_t err_ = (call);                                                                                  \
-    if (err_ != cudaSuccess) {                                                                                  \
-      std::printf("pipeline: CUDA error %s at %s:%d: %s\n", cudaGetErrorName(err_), __FILE__, __LINE__, #call); \
-      std::exit(1);                                                                                             \
-    }                                                                                                           \
-  } while (0)
+#define PROGRAM_NAME "pipeline"
+#include "check.h"
 
 constexpr int kBlock = 256;  // threads per block of the scan
 constexpr int kBins = 16;

@@ -8,14 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CUDA_CHECK(call)                                                                                      \
-  do {                                                                                                        \
-    cudaError_t err_ = (call);                                                                                \
-    if (err_ != cudaSuccess) {                                                                                \
-      std::printf("printf: CUDA error %s at %s:%d: %s\n", cudaGetErrorName(err_), __FILE__, __LINE__, #call); \
-      std::exit(1);                                                                                           \
-    }                                                                                                         \
-  } while (0)
+#define PROGRAM_NAME "printf"
+#include "check.h"
 
 __device__ char word[8] = "ptxrun";
 __device__ int printed;

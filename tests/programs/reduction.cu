@@ -8,14 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CUDA_CHECK(call)                                                                                         \
-  do {                                                                                                           \
-    cudaError_t err_ = (call);                                                                                   \
-    if (err_ != cudaSuccess) {                                                                                   \
-      std::printf("reduction: CUDA error %s at %s:%d: %s\n", cudaGetErrorName(err_), __FILE__, __LINE__, #call); \
-      std::exit(1);                                                                                              \
-    }                                                                                                            \
-  } while (0)
+#define PROGRAM_NAME "reduction"
+#include "check.h"
 
 constexpr int kThreads = 128;
 

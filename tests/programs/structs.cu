@@ -8,14 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#define CUDA_CHECK(call)                                                                                       \
-  do {                                                                                                         \
-    cudaError_t err_ = (call);                                                                                 \
-    if (err_ != cudaSuccess) {                                                                                 \
-      std::printf("structs: CUDA error %s at %s:%d: %s\n", cudaGetErrorName(err_), __FILE__, __LINE__, #call); \
-      std::exit(1);                                                                                            \
-    }                                                                                                          \
-  } while (0)
+#define PROGRAM_NAME "structs"
+#include "check.h"
 
 struct Mixed {  // alignment 8, 24 bytes: char, short, int, double, float and padding
   char c;

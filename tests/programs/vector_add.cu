@@ -4,14 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CUDA_CHECK(call)                                                                                          \
-  do {                                                                                                            \
-    cudaError_t err_ = (call);                                                                                    \
-    if (err_ != cudaSuccess) {                                                                                    \
-      std::printf("vector_add: CUDA error %s at %s:%d: %s\n", cudaGetErrorName(err_), __FILE__, __LINE__, #call); \
-      std::exit(1);                                                                                               \
-    }                                                                                                             \
-  } while (0)
+#define PROGRAM_NAME "vector_add"
+#include "check.h"
 
 __global__ void vectorAdd(const float* a, const float* b, float* c, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

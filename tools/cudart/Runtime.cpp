@@ -1523,13 +1523,7 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const 
 }
 
 cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChannelFormatKind f) {
-  cudaChannelFormatDesc d;
-  d.x = x;
-  d.y = y;
-  d.z = z;
-  d.w = w;
-  d.f = f;
-  return d;
+  return cudaChannelFormatDesc{x, y, z, w, f};
 }
 
 cudaError_t cudaProfilerStart() { return cudaSuccess; }
