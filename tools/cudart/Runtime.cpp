@@ -234,7 +234,7 @@ class Runtime {
   std::unordered_map<const void*, Variable> variables;
   std::vector<LaunchConfig> configs;
   std::deque<Event> events;
-  std::map<const void*, size_t> hostAllocations;
+  std::map<const void*, size_t> hostAllocations;  // cudaMallocHost/cudaHostAlloc: address -> size
   std::set<std::string> unsupportedSeen;  // API functions reported as not implemented
   unsigned deviceFlags = 0;
   // cudaDeviceSetLimit/GetLimit: an H100's defaults (the emulator does not enforce them).
@@ -244,7 +244,7 @@ class Runtime {
                                         {cudaLimitDevRuntimeSyncDepth, 2},
                                         {cudaLimitDevRuntimePendingLaunchCount, 2048},
                                         {cudaLimitMaxL2FetchGranularity, 32},
-                                        {cudaLimitPersistingL2CacheSize, 0}};  // cudaMallocHost/cudaHostAlloc: address -> size
+                                        {cudaLimitPersistingL2CacheSize, 0}};
   bool isHostAllocation(const void* p) const {
     auto it = hostAllocations.upper_bound(p);
     if (it == hostAllocations.begin()) return false;
@@ -324,9 +324,9 @@ class Runtime {
     }
     const ptxopt::cudart::FatbinEntry* e = ptxopt::cudart::choosePtxEntry(images, kMaxArch);
     if (!e) {
-      std::string file = relocatableDeviceCode(w->data);
-      if (!file.empty())
-        warn(h.name + ": " + file + " was built with relocatable device code (-rdc=true or -dc): its fat binary is "
+      const ContainerFile* file = containerOf(w->data);
+      if (file && file->relocatable)
+        warn(h.name + ": " + file->path + " was built with relocatable device code (-rdc=true or -dc): its fat binary is "
              "nvlink's device-linked cubin, and ptxrun runs PTX, one .cu file at a time, without linking device code "
              "across files: its kernels cannot run (cudaErrorNoKernelImageForDevice). Rebuild without -rdc=true/-dc.");
       else
@@ -413,59 +413,56 @@ class Runtime {
     return back;
   }
 
+  // The executable or shared library that holds `data` (as dladdr names it), read once.
+  struct ContainerFile {
+    std::string path, bytes;
+    std::vector<ptxopt::cudart::FatbinImage> images;
+    bool relocatable = false;  // built with relocatable device code: nvcc's __nv_relfatbin section
+  };
+  std::map<std::string, ContainerFile> files_;  // by path
+
+  const ContainerFile* containerOf(const void* data) {
+    Dl_info info;
+    if (!dladdr(data, &info) || !info.dli_fname) return nullptr;
+    std::string path = info.dli_fname;
+    if (path.empty()) {  // the main program
+      char self[4096];
+      ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+      path = n > 0 ? std::string(self, size_t(n)) : "/proc/self/exe";
+    }
+    auto [it, fresh] = files_.try_emplace(path);
+    ContainerFile& f = it->second;
+    if (fresh) {
+      f.path = path;
+      std::string error;
+      if (ptxopt::readFile(path, f.bytes, error)) {
+        std::span<const uint8_t> file(reinterpret_cast<const uint8_t*>(f.bytes.data()), f.bytes.size());
+        ptxopt::cudart::findFatbinImages(file, f.images, error);
+        std::vector<ptxopt::cudart::ElfSection> sections;
+        if (ptxopt::cudart::elfSections(file, sections, error))
+          for (const auto& sec : sections) f.relocatable |= sec.name == "__nv_relfatbin";
+      }
+    }
+    return &f;
+  }
+
   // The name of the PTX entry `e` of `image` (at `data` in memory): the one `ptxrun extract-ptx`
   // gives it, "<file>.<entry number>.sm_<arch>.ptx", where the file is the executable or shared
   // library that holds the image, so that file:line in messages names a file a user can extract;
   // "module<k>.sm_<arch>.ptx" when the image is not found in a file.
   std::string entryFileName(const void* data, const ptxopt::cudart::FatbinImage& image, const ptxopt::cudart::FatbinEntry& e,
                             size_t k) {
-    std::string fallback = "module" + std::to_string(k) + ".sm_" + std::to_string(e.arch) + ".ptx";
-    Dl_info info;
-    if (!dladdr(data, &info) || !info.dli_fname) return fallback;
-    std::string path = info.dli_fname[0] ? info.dli_fname : "/proc/self/exe";
-    if (path == "/proc/self/exe") {
-      char self[4096];
-      ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-      if (n > 0) path.assign(self, size_t(n));
-    }
-    auto [it, fresh] = files_.try_emplace(path);
-    ContainerFile& f = it->second;
-    if (fresh) {
-      std::string error;
-      if (ptxopt::readFile(path, f.bytes, error))
-        ptxopt::cudart::findFatbinImages({reinterpret_cast<const uint8_t*>(f.bytes.data()), f.bytes.size()}, f.images, error);
-    }
-    auto* mem = static_cast<const uint8_t*>(data);
+    std::string arch = ".sm_" + std::to_string(e.arch) + ".ptx";
+    const ContainerFile* f = containerOf(data);
+    if (!f) return "module" + std::to_string(k) + arch;
     size_t index = 0;
-    for (const ptxopt::cudart::FatbinImage& candidate : f.images) {
-      uint64_t bytes = image.size;
-      if (candidate.offset + bytes <= f.bytes.size() && candidate.size == image.size &&
-          std::memcmp(f.bytes.data() + candidate.offset, mem, bytes) == 0) {
-        index += size_t(&e - image.entries.data());
-        return path.substr(path.find_last_of('/') + 1) + "." + std::to_string(index) + ".sm_" + std::to_string(e.arch) + ".ptx";
-      }
+    for (const ptxopt::cudart::FatbinImage& candidate : f->images) {
+      if (candidate.size == image.size && candidate.offset + image.size <= f->bytes.size() &&
+          std::memcmp(f->bytes.data() + candidate.offset, data, image.size) == 0)
+        return f->path.substr(f->path.find_last_of('/') + 1) + "." + std::to_string(index + size_t(&e - image.entries.data())) + arch;
       index += candidate.entries.size();
     }
-    return fallback;
-  }
-  struct ContainerFile {
-    std::string bytes;
-    std::vector<ptxopt::cudart::FatbinImage> images;
-  };
-  std::map<std::string, ContainerFile> files_;  // by path: the files fat binaries were registered from
-
-  // The file (executable or shared library) that holds `data` when it was built with
-  // relocatable device code (it has nvcc's __nv_relfatbin section); empty otherwise.
-  static std::string relocatableDeviceCode(const void* data) {
-    Dl_info info;
-    if (!dladdr(data, &info) || !info.dli_fname) return "";
-    std::string path = info.dli_fname[0] ? info.dli_fname : "/proc/self/exe", bytes, error;
-    if (!ptxopt::readFile(path, bytes, error)) return "";
-    std::vector<ptxopt::cudart::ElfSection> sections;
-    if (!ptxopt::cudart::elfSections({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, sections, error)) return "";
-    for (const auto& sec : sections)
-      if (sec.name == "__nv_relfatbin") return path;
-    return "";
+    return "module" + std::to_string(k) + arch;
   }
 
   cudaError_t launch(const Kernel& k, dim3 grid, dim3 block, void** args, size_t shared) {
