@@ -59,9 +59,9 @@ elif getattr(config, "sanitize", ""):
     # A sanitizer build has none: an instrumented shared library cannot be loaded into the
     # uninstrumented programs nvcc builds. Its tests are left out here (not reported as skipped:
     # the GCC build runs them).
-    config.excludes = list(config.excludes) + ["exec-api.test", "exec-compare.test", "exec-metrics.test"]
-    lit_config.note("SKIPPED: cudart/exec-api.test, exec-compare.test and exec-metrics.test in a sanitizer build, which builds no "
-                    "libcudart.so.13 (the GCC build runs them)")
+    config.excludes = list(config.excludes) + ["exec-api.test", "exec-compare.test", "exec-metrics.test", "bench-program.test"]
+    lit_config.note("SKIPPED: cudart/exec-api.test, exec-compare.test, exec-metrics.test and bench-program.test in a sanitizer "
+                    "build, which builds no libcudart.so.13 (the GCC build runs them)")
 else:
     missing.append("ptxrun's libcudart.so.13 (tests with REQUIRES: cudart-shim)")
 # nvdisasm comes from the nvidia-cuda-nvdisasm wheel in the project's .venv (scripts/setup.sh).
