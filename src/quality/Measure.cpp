@@ -27,18 +27,6 @@ std::string firstLines(const std::string& text, size_t n) {
   return at == std::string::npos ? text : text.substr(0, at);
 }
 
-// A pipeline's label as part of a file name: letters, digits and '-' stay, the rest become '_'.
-// A long label (a pipeline with many knob settings) is cut and ends in a hash of the whole, so
-// that the names made from it (".sm_90.cubin", ".ptx.cfg.svg" added) stay under the 255-byte
-// limit of a file name and two labels that share the start still differ.
-std::string fileLabel(const std::string& label) {
-  constexpr size_t kMax = 96;
-  std::string safe;
-  for (char c : label) safe += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
-  if (safe.size() <= kMax) return safe;
-  return safe.substr(0, kMax - 17) + "_" + hex16(fnv1a(label));
-}
-
 std::string digest(const emu::RunResult& r) {
   uint64_t h = kFnvOffset;
   auto mix = [&](std::string_view s) { h = (fnv1a(s, h) ^ 0xff) * 0x100000001b3ull; };
@@ -67,6 +55,17 @@ std::string retarget(const std::string& ptx, const std::string& arch) {
 }
 
 }  // namespace
+
+// Long labels (a pipeline with many knob settings) are cut and end in a hash of the whole, so
+// that the names made from them (".sm_90.cubin", ".ptx.cfg.svg" added) stay under the 255-byte
+// limit of a file name and two labels that share the start still differ.
+std::string fileLabel(const std::string& label) {
+  constexpr size_t kMax = 96;
+  std::string safe;
+  for (char c : label) safe += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
+  if (safe.size() <= kMax) return safe;
+  return safe.substr(0, kMax - 17) + "_" + hex16(fnv1a(label));
+}
 
 bool parsePipeline(const std::string& text, fuzz::Pipeline& out, std::string& error) {
   out = fuzz::Pipeline{};
@@ -193,32 +192,42 @@ double estimateDynamicSass(const std::vector<SassFunction>& functions, const std
   return total;
 }
 
-TargetFigures assembleAndCount(const std::string& ptxPath, const std::string& kernel, const std::string& arch,
-                               const Tools& tools, const std::string& cubinPath, std::vector<SassFunction>* functions,
-                               double* ptxasSeconds) {
-  TargetFigures t;
-  t.arch = arch;
+AssembledModule assembleModule(const std::string& ptxPath, const std::string& arch, const Tools& tools,
+                               const std::string& cubinPath, double* ptxasSeconds) {
+  AssembledModule a;
   auto start = std::chrono::steady_clock::now();
   ProcessResult as = runProcess({tools.ptxas, "-arch=" + arch, "-lineinfo", "-v", ptxPath, "-o", cubinPath}, tools.timeoutSeconds);
   if (ptxasSeconds) *ptxasSeconds = secondsSince(start);
   if (!as.ok()) {
     std::string said = as.err.empty() ? as.out : as.err;
-    t.error = "ptxas -arch=" + arch + ": " + (said.empty() ? as.describe() : firstLines(said, 3));
-    return t;
+    a.error = "ptxas -arch=" + arch + ": " + (said.empty() ? as.describe() : firstLines(said, 3));
+    return a;
   }
-  auto resources = parsePtxasVerbose(as.out + as.err);
+  a.resources = parsePtxasVerbose(as.out + as.err);
   ProcessResult dis = runProcess({tools.nvdisasm, "-c", "--print-line-info", cubinPath}, tools.timeoutSeconds);
   if (!dis.ok()) {
-    t.error = "nvdisasm: " + (dis.err.empty() ? dis.describe() : firstLines(dis.err, 3));
+    a.error = "nvdisasm: " + (dis.err.empty() ? dis.describe() : firstLines(dis.err, 3));
+    return a;
+  }
+  a.functions = parseNvdisasm(dis.out);
+  return a;
+}
+
+TargetFigures kernelFigures(const AssembledModule& a, const std::string& kernel, const std::string& arch,
+                            std::vector<SassFunction>* functions) {
+  TargetFigures t;
+  t.arch = arch;
+  if (!a.ok()) {
+    t.error = a.error;
     return t;
   }
-  std::vector<SassFunction> mine = kernelFunctions(parseNvdisasm(dis.out), kernel);
+  std::vector<SassFunction> mine = kernelFunctions(a.functions, kernel);
   bool sawKernel = false;
   for (const SassFunction& f : mine) {
     sawKernel |= f.name == kernel;
     t.census.add(census(f));
-    auto r = resources.find(f.name);
-    if (r == resources.end()) continue;
+    auto r = a.resources.find(f.name);
+    if (r == a.resources.end()) continue;
     if (f.name == kernel) t.registers = r->second.registers;
     t.spillStores += r->second.spillStores;
     t.spillLoads += r->second.spillLoads;
@@ -226,6 +235,35 @@ TargetFigures assembleAndCount(const std::string& ptxPath, const std::string& ke
   if (!sawKernel) t.error = "nvdisasm shows no entry '" + kernel + "'";
   if (functions) *functions = std::move(mine);
   return t;
+}
+
+void measureSass(const std::string& ptxPath, const std::string& text, const Tools& tools,
+                 const std::vector<KernelRun>& kernels) {
+  if (tools.ptxas.empty() || tools.nvdisasm.empty()) {
+    for (const KernelRun& k : kernels) {
+      k.m->main.error = tools.ptxas.empty() ? "no ptxas" : "no nvdisasm";
+      k.m->second.error = k.m->main.error;
+    }
+    return;
+  }
+  std::string base = ptxPath.substr(0, ptxPath.size() - (ptxPath.ends_with(".ptx") ? 4 : 0)), error;
+  double seconds = 0;
+  AssembledModule main = assembleModule(ptxPath, tools.arch, tools, base + "." + tools.arch + ".cubin", &seconds);
+  for (const KernelRun& k : kernels) {
+    std::vector<SassFunction> functions;
+    k.m->main = kernelFigures(main, k.m->kernel, tools.arch, &functions);
+    k.m->ptxasSeconds = seconds;
+    if (k.m->main.ok())
+      k.m->dynSassEstimate = estimateDynamicSass(functions, *k.perLine, &k.m->lineCoverage, k.m->warps);
+  }
+  if (tools.secondArch.empty()) return;
+  std::string path = base + "." + tools.secondArch + ".ptx";
+  AssembledModule second;
+  if (!writeFile(path, retarget(text, tools.secondArch), error))
+    second.error = error;
+  else
+    second = assembleModule(path, tools.secondArch, tools, base + "." + tools.secondArch + ".cubin", nullptr);
+  for (const KernelRun& k : kernels) k.m->second = kernelFigures(second, k.m->kernel, tools.secondArch, nullptr);
 }
 
 Measurement measure(const std::string& file, const std::string& ptxText, const emu::LaunchSpec& spec,
@@ -317,26 +355,7 @@ Measurement measure(const std::string& file, const std::string& ptxText, const e
   uint64_t threads = uint64_t{spec.block[0]} * spec.block[1] * spec.block[2];
   m.warps = uint64_t{spec.grid[0]} * spec.grid[1] * spec.grid[2] * ((threads + 31) / 32);
 
-  if (tools.ptxas.empty() || tools.nvdisasm.empty()) {
-    m.main.error = tools.ptxas.empty() ? "no ptxas" : "no nvdisasm";
-    m.second.error = m.main.error;
-    return m;
-  }
-  std::vector<SassFunction> functions;
-  std::string base = m.optimizedPath.substr(0, m.optimizedPath.size() - 4);
-  m.main = assembleAndCount(m.optimizedPath, m.kernel, tools.arch, tools, base + "." + tools.arch + ".cubin", &functions,
-                            &m.ptxasSeconds);
-  if (m.main.ok()) m.dynSassEstimate = estimateDynamicSass(functions, run.metrics.perLine, &m.lineCoverage, m.warps);
-  if (!tools.secondArch.empty()) {
-    std::string lowered = retarget(optimized, tools.secondArch);
-    std::string path = base + "." + tools.secondArch + ".ptx";
-    if (!writeFile(path, lowered, error)) {
-      m.second.error = error;
-    } else {
-      m.second = assembleAndCount(path, m.kernel, tools.secondArch, tools, base + "." + tools.secondArch + ".cubin", nullptr,
-                                  nullptr);
-    }
-  }
+  measureSass(m.optimizedPath, optimized, tools, {{&m, &run.metrics.perLine}});
   return m;
 }
 

@@ -109,6 +109,7 @@ struct Table {
   std::vector<std::string> kernels;
   std::map<std::string, std::map<std::string, const Row*>> cells;
   std::map<std::string, std::string> labels;
+  std::set<std::string> totals;  // the keys of programs' total rows
 };
 Table tableOf(const std::vector<Row>& rows) {
   Table t;
@@ -118,9 +119,59 @@ Table tableOf(const std::vector<Row>& rows) {
       t.kernels.push_back(k);
       t.labels[k] = kernelLabel(r);
     }
+    if (r.total) t.totals.insert(k);
     t.cells[k][r.m.pipeline] = &r;
   }
   return t;
+}
+
+// ptxopt-bench --program's whole-program table: per program total row and pipeline, each figure
+// and its ratio to the baseline's, and whether the outputs agree.
+struct ProgramFigure {
+  const char* key;
+  const char* title;
+};
+const ProgramFigure kProgramFigures[] = {
+    {"dyn_sass_estimate", "dyn SASS"},
+    {"sass_instructions", "SASS"},
+    {"sass_bra", "BRA"},
+    {"sass_bssy", "BSSY"},
+    {"sass_bsync", "BSYNC"},
+    {"sass_bar", "BAR"},
+    {"warp_instructions", "warp instr"},
+    {"simt_efficiency", "SIMT eff"},
+};
+// Rows of cells (strings) of that table: a header, then one row per total and pipeline.
+std::vector<std::vector<std::string>> programTable(const Table& t, const ReportOptions& o) {
+  std::vector<std::vector<std::string>> out;
+  if (t.totals.empty() || o.pipelines.empty()) return out;
+  std::vector<std::string> head{"program", "pipeline"};
+  for (const ProgramFigure& f : kProgramFigures) head.push_back(f.title);
+  head.push_back("outputs");
+  out.push_back(head);
+  for (const std::string& k : t.kernels) {
+    if (!t.totals.count(k)) continue;
+    const auto& cells = t.cells.at(k);
+    auto base = cells.find(o.pipelines[0]);
+    for (const std::string& p : o.pipelines) {
+      auto c = cells.find(p);
+      if (c == cells.end()) continue;
+      std::vector<std::string> row{t.labels.at(k).substr(0, t.labels.at(k).rfind(":(total)")), p};
+      for (const ProgramFigure& f : kProgramFigures) {
+        double v, b;
+        if (!figure(*c->second, f.key, v)) {
+          row.push_back("-");
+          continue;
+        }
+        std::string cell = fmt(v, 3);
+        if (base != cells.end() && figure(*base->second, f.key, b) && b > 0) cell += " (" + fmt(v / b, 4) + ")";
+        row.push_back(cell);
+      }
+      row.push_back(!c->second->m.error.empty() ? "error" : c->second->identical ? "same" : "DIFFER");
+      out.push_back(row);
+    }
+  }
+  return out;
 }
 
 struct FigureInfo {
@@ -210,7 +261,7 @@ double geometricMeanRatio(const std::vector<Row>& rows, const std::string& basel
   size_t n = 0;
   for (const std::string& k : t.kernels) {
     auto& cells = t.cells[k];
-    if (!cells.count(baseline) || !cells.count(pipeline)) continue;
+    if (t.totals.count(k) || !cells.count(baseline) || !cells.count(pipeline)) continue;
     double a, b;
     if (!figure(*cells[baseline], key, a) || !figure(*cells[pipeline], key, b)) continue;
     if (a <= 0 && b <= 0) {  // 0 -> 0: unchanged
@@ -226,7 +277,9 @@ double geometricMeanRatio(const std::vector<Row>& rows, const std::string& basel
 }
 
 std::string rowJson(const Row& r) {
-  return measurementJson(r.m, &r.identical).dump(2);
+  Json j = measurementJson(r.m, &r.identical);
+  if (r.total) j["total"] = true;
+  return j.dump(2);
 }
 
 std::string qualityJson(const std::vector<Row>& rows) {
@@ -284,14 +337,41 @@ std::string summaryMarkdown(const std::vector<Row>& rows, const ReportOptions& o
   if (!o.command.empty()) out += "Made by `" + o.command + "`.\n\n";
   size_t errors = 0, differ = 0;
   for (const Row& r : rows) {
+    if (r.total) continue;
     errors += !r.m.error.empty();
     differ += r.m.error.empty() && !r.identical;
   }
-  out += std::to_string(t.kernels.size()) + " kernels x " + std::to_string(o.pipelines.size()) + " pipelines; " +
-         std::to_string(errors) + " cells failed; " + std::to_string(differ) + " cells with results that differ from " +
+  out += std::to_string(t.kernels.size() - t.totals.size()) + " kernels x " + std::to_string(o.pipelines.size()) +
+         " pipelines; " + std::to_string(errors) + " cells failed; " + std::to_string(differ) +
+         " cells with results that differ from " +
          (o.pipelines.empty() ? std::string("the first pipeline") : o.pipelines[0]) + ".\n\n";
   if (o.pipelines.empty()) return out;
   const std::string& base = o.pipelines[0];
+  if (!o.program.empty()) {
+    out += "The program `" + o.program +
+           "`: its stdout and the files it wrote in its working directory, compared with " + base +
+           "'s: " + (o.outputDifferences.empty() ? std::string("the same under every pipeline") : "differences below") +
+           ".\n\n";
+  }
+  if (auto pt = programTable(t, o); !pt.empty()) {
+    out += "Whole program (the sum over its kernels; in parentheses, relative to " + base + "):\n\n";
+    for (size_t r = 0; r < pt.size(); ++r) {
+      out += "|";
+      for (const std::string& c : pt[r]) out += " " + c + " |";
+      out += "\n";
+      if (r == 0) {
+        out += "|";
+        for (size_t c = 0; c < pt[0].size(); ++c) out += "---|";
+        out += "\n";
+      }
+    }
+    out += "\n";
+  }
+  if (!o.outputDifferences.empty()) {
+    out += "Outputs that differ from " + base + "'s:\n\n";
+    for (const std::string& d : o.outputDifferences) out += "* " + d + "\n";
+    out += "\n";
+  }
   out += "Geometric mean of each figure relative to " + base + " (below 1: fewer; for SIMT efficiency above 1 is better):\n\n";
   out += "| pipeline |";
   for (const FigureInfo& f : kChartFigures) out += std::string(" ") + f.title + " |";
@@ -355,12 +435,40 @@ std::string reportHtml(const std::vector<Row>& rows, const ReportOptions& o) {
   const std::string& base = o.pipelines[0];
   size_t differ = 0, errors = 0;
   for (const Row& r : rows) {
+    if (r.total) continue;
     errors += !r.m.error.empty();
     differ += r.m.error.empty() && !r.identical;
   }
-  h += "<p>" + std::to_string(t.kernels.size()) + " kernels &times; " + std::to_string(o.pipelines.size()) +
-       " pipelines. Results differing from " + esc(base) + ": <span class=\"" + (differ ? "bad" : "") + "\">" +
-       std::to_string(differ) + "</span>; failed cells: " + std::to_string(errors) + ".</p>\n";
+  h += "<p>" + std::to_string(t.kernels.size() - t.totals.size()) + " kernels &times; " +
+       std::to_string(o.pipelines.size()) + " pipelines. Results differing from " + esc(base) + ": <span class=\"" +
+       (differ ? "bad" : "") + "\">" + std::to_string(differ) + "</span>; failed cells: " + std::to_string(errors) +
+       ".</p>\n";
+  if (!o.program.empty())
+    h += "<p>The program <code>" + esc(o.program) +
+         "</code>: its stdout and the files it wrote in its working directory, compared with " + esc(base) +
+         "'s.</p>\n";
+  if (auto pt = programTable(t, o); !pt.empty()) {
+    h += "<h2>Whole program (the sum over its kernels; in parentheses, relative to " + esc(base) + ")</h2>\n<table>";
+    for (size_t r = 0; r < pt.size(); ++r) {
+      h += "<tr>";
+      for (size_t c = 0; c < pt[r].size(); ++c) {
+        const std::string& v = pt[r][c];
+        if (r == 0)
+          h += "<th>" + esc(v) + "</th>";
+        else if (c < 2)
+          h += "<td class=\"k\">" + esc(v) + "</td>";
+        else
+          h += std::string("<td") + (v == "DIFFER" || v == "error" ? " class=\"bad\"" : "") + ">" + esc(v) + "</td>";
+      }
+      h += "</tr>\n";
+    }
+    h += "</table>\n";
+  }
+  if (!o.outputDifferences.empty()) {
+    h += "<h2 class=\"bad\">Outputs that differ from " + esc(base) + "'s</h2>\n<ul>\n";
+    for (const std::string& d : o.outputDifferences) h += "<li>" + esc(d) + "</li>\n";
+    h += "</ul>\n";
+  }
 
   // Geometric means.
   h += "<h2>Geometric means relative to " + esc(base) + "</h2>\n<table><tr><th>pipeline</th>";
@@ -471,7 +579,7 @@ std::string reportHtml(const std::vector<Row>& rows, const ReportOptions& o) {
     std::vector<std::pair<double, std::string>> change;
     for (const std::string& k : t.kernels) {
       auto b = t.cells[k].find(base), l = t.cells[k].find(last);
-      if (b == t.cells[k].end() || l == t.cells[k].end()) continue;
+      if (t.totals.count(k) || b == t.cells[k].end() || l == t.cells[k].end()) continue;
       double x, y;
       bool have = figure(*b->second, "dyn_sass_estimate", x) && figure(*l->second, "dyn_sass_estimate", y);
       if (!have && !(figure(*b->second, "warp_instructions", x) && figure(*l->second, "warp_instructions", y))) continue;

@@ -117,7 +117,7 @@ std::string findProgram(const std::string& name, const std::vector<std::string>&
   return {};
 }
 
-ProcessResult runProcess(const std::vector<std::string>& argv, unsigned timeoutSeconds) {
+ProcessResult runProcess(const std::vector<std::string>& argv, unsigned timeoutSeconds, const std::string& cwd) {
   ProcessResult r;
   if (argv.empty()) return r;
   int out[2], err[2];
@@ -136,6 +136,13 @@ ProcessResult runProcess(const std::vector<std::string>& argv, unsigned timeoutS
     if (devnull >= 0) dup2(devnull, 0);
     dup2(out[1], 1);
     dup2(err[1], 2);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) {
+      // No allocation between fork and exec: the caller may have other threads.
+      const char* why = std::strerror(errno);
+      for (const char* piece : {"cannot enter ", cwd.c_str(), ": ", why, "\n"})
+        (void)!write(2, piece, std::strlen(piece));
+      _exit(127);
+    }
     execvp(args[0], args.data());
     _exit(127);
   }

@@ -1,9 +1,15 @@
 // ptxopt-bench's readers on canned tool output: nvdisasm SASS text and `ptxas -v`, and the
 // dynamic estimate on hand-made blocks. The lit tests in tests/lit/quality run the real tools.
 #include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
 
 #include "ptxopt/quality/Measure.h"
+#include "ptxopt/quality/Program.h"
+#include "ptxopt/quality/Report.h"
 #include "ptxopt/quality/Sass.h"
+#include "ptxopt/support/File.h"
 
 using namespace ptxopt;
 using namespace ptxopt::quality;
@@ -210,6 +216,132 @@ TEST(Quality, ParsesPipelines) {
   EXPECT_FALSE(parsePipeline("no-such-pass", p, error));
   EXPECT_NE(error.find("unknown pass 'no-such-pass'"), std::string::npos);
   EXPECT_FALSE(parsePipeline("-O2@oops", p, error));
+}
+
+// ptxopt-bench --program reads `ptxrun exec --metrics` back: modules, kernels, per-line counts.
+TEST(Quality, ReadsProgramMetrics) {
+  const char* json = R"({"format": "ptxrun-exec-metrics", "version": 1, "passes": "-O3", "launches": 3,
+    "modules": [{"name": "module0.sm_75.ptx", "hash": "ab", "ptx": ".version 9.0", "optimized": false}],
+    "kernels": [{"module": "module0.sm_75.ptx", "kernel": "k", "launches": 3, "warps": 6, "barriers": 2,
+                 "branches": 4, "divergent_branches": 1, "max_reconvergence_depth": 2, "simt_efficiency": 0.5,
+                 "thread_instructions": 100, "warp_instructions": 40,
+                 "per_line": {"21": {"warp_instructions": 6, "thread_instructions": 192}, "23": {"warp_instructions": 3}}}],
+    "total": {}})";
+  ProgramRun run;
+  std::string error;
+  ASSERT_TRUE(readProgramRun(json, run, error)) << error;
+  EXPECT_EQ(run.passes, "-O3");
+  ASSERT_EQ(run.modules.size(), 1u);
+  EXPECT_FALSE(run.modules[0].optimized);
+  ASSERT_EQ(run.kernels.size(), 1u);
+  const ProgramRun::Kernel& k = run.kernels[0];
+  EXPECT_EQ(k.kernel, "k");
+  EXPECT_EQ(k.launches, 3u);
+  EXPECT_EQ(k.warps, 6u);
+  EXPECT_EQ(k.metrics.warpInstructions, 40u);
+  EXPECT_EQ(k.metrics.barriers, 2u);
+  EXPECT_EQ(k.metrics.maxReconvergenceDepth, 2u);
+  ASSERT_EQ(k.metrics.perLine.size(), 2u);
+  EXPECT_EQ(k.metrics.perLine.at(21).threadInstructions, 192u);
+  EXPECT_EQ(k.metrics.perLine.at(23).warpInstructions, 3u);
+  ProgramRun bad;
+  EXPECT_FALSE(readProgramRun("{\"format\": \"something else\"}", bad, error));
+  EXPECT_FALSE(readProgramRun("not json", bad, error));
+
+  // A module that ran as built (the passes failed on it) cannot be measured.
+  Tools none;  // no ptxas: the SASS figures would be skipped anyway
+  std::vector<Measurement> ms = measureProgramRun(run, "app", "-O3", none, "/nonexistent/work");  // nothing is written
+  ASSERT_EQ(ms.size(), 1u);
+  EXPECT_EQ(ms[0].file, "app/module0.sm_75.ptx");
+  EXPECT_NE(ms[0].error.find("ran as built"), std::string::npos) << ms[0].error;
+}
+
+TEST(Quality, ProgramTotalSumsTheKernels) {
+  Measurement a, b;
+  a.kernel = "a";
+  b.kernel = "b";
+  a.file = b.file = "app/module0.sm_75.ptx";
+  a.metrics.warpInstructions = 10;
+  b.metrics.warpInstructions = 5;
+  a.warps = 2;
+  b.warps = 1;
+  a.main.census.instructions = 30;
+  b.main.census.instructions = 10;
+  a.main.census.bra = 2;
+  a.main.registers = 12;
+  b.main.registers = 20;
+  a.dynSassEstimate = 100;
+  b.dynSassEstimate = 40;
+  a.lineCoverage = 1;
+  b.lineCoverage = 0.5;
+  a.ptxasSeconds = b.ptxasSeconds = 0.25;  // one ptxas run of their module
+  Measurement t = programTotal({a, b}, "app", "-O2");
+  EXPECT_EQ(t.file, "app");
+  EXPECT_EQ(t.kernel, "(total)");
+  EXPECT_TRUE(t.error.empty());
+  EXPECT_EQ(t.metrics.warpInstructions, 15u);
+  EXPECT_EQ(t.warps, 3u);
+  EXPECT_EQ(t.main.census.instructions, 40u);
+  EXPECT_EQ(t.main.census.bra, 2u);
+  EXPECT_EQ(t.main.registers, 20);
+  ASSERT_TRUE(t.dynSassEstimate.has_value());
+  EXPECT_EQ(*t.dynSassEstimate, 140);
+  EXPECT_DOUBLE_EQ(t.lineCoverage, 35.0 / 40.0);
+  EXPECT_DOUBLE_EQ(t.ptxasSeconds, 0.25);
+  // A kernel without an estimate leaves the total without one; an error carries over.
+  b.dynSassEstimate.reset();
+  b.error = "broken";
+  t = programTotal({a, b}, "app", "-O2");
+  EXPECT_FALSE(t.dynSassEstimate.has_value());
+  EXPECT_EQ(t.error, "b: broken");
+
+  // A total row is shown but is not a kernel of the geometric means.
+  std::vector<Row> rows(4);
+  rows[0].m = a;
+  rows[0].m.pipeline = "-O0";
+  rows[1].m = a;
+  rows[1].m.pipeline = "-O2";
+  rows[1].m.dynSassEstimate = 50;
+  rows[2].m = programTotal({a}, "app", "-O0");
+  rows[3].m = programTotal({a}, "app", "-O2");
+  rows[3].m.dynSassEstimate = 1;
+  rows[2].total = rows[3].total = true;
+  size_t n = 0;
+  EXPECT_DOUBLE_EQ(geometricMeanRatio(rows, "-O0", "-O2", "dyn_sass_estimate", &n), 0.5);
+  EXPECT_EQ(n, 1u);
+  ReportOptions ro;
+  ro.pipelines = {"-O0", "-O2"};
+  std::string md = summaryMarkdown(rows, ro);
+  EXPECT_NE(md.find("1 kernels x 2 pipelines"), std::string::npos) << md;
+  EXPECT_NE(md.find("| app | -O2 | 1 (0.0100) |"), std::string::npos) << md;
+  EXPECT_NE(rowJson(rows[3]).find("\"total\": true"), std::string::npos);
+}
+
+TEST(Quality, ComparesProgramOutputs) {
+  namespace fs = std::filesystem;
+  std::string root = ::testing::TempDir() + "/ptxopt-outputs-XXXXXX", error;
+  ASSERT_NE(mkdtemp(root.data()), nullptr);
+  for (const char* d : {"/a/sub", "/b/sub"}) ASSERT_TRUE(makeDirectory(root + d, error)) << error;
+  ASSERT_TRUE(writeFile(root + "/a/sub/x.txt", "12345", error));
+  ASSERT_TRUE(writeFile(root + "/b/sub/x.txt", "12045", error));
+  ASSERT_TRUE(writeFile(root + "/a/gone.txt", "g", error));
+  ASSERT_TRUE(writeFile(root + "/b/new.txt", "n", error));
+  ProgramOutputs a, b, a2;
+  ASSERT_TRUE(collectOutputs(root + "/a", "hello\n", a, error)) << error;
+  ASSERT_TRUE(collectOutputs(root + "/b", "help\n", b, error)) << error;
+  ASSERT_TRUE(collectOutputs(root + "/a", "hello\n", a2, error)) << error;
+  EXPECT_EQ(a.files.size(), 2u);
+  EXPECT_TRUE(a.files.count("sub/x.txt"));
+  EXPECT_TRUE(compareOutputs(a, a2).empty());
+  EXPECT_EQ(outputsDigest(a), outputsDigest(a2));
+  EXPECT_NE(outputsDigest(a), outputsDigest(b));
+  EXPECT_EQ(compareOutputs(a, b), (std::vector<std::string>{
+                                      "stdout differs at byte 3 (6 and 5 bytes)",
+                                      "file gone.txt is missing",
+                                      "file sub/x.txt differs at byte 2 (5 and 5 bytes)",
+                                      "file new.txt was not written by the baseline",
+                                  }));
+  fs::remove_all(root);
 }
 
 }  // namespace

@@ -124,7 +124,8 @@ class Runtime {
     else jobs_ = std::max(1u, std::thread::hardware_concurrency());
     const char* v = std::getenv("PTXRUN_VERBOSE");
     verbose_ = v && *v && std::strcmp(v, "0") != 0;
-    if (const char* p = std::getenv("PTXRUN_PASSES"); p && *p) configurePasses(p);
+    if (const char* p = std::getenv("PTXRUN_LOC_SELF"); p && *p && std::strcmp(p, "0") != 0) locSelf_ = true;
+    if (const char* p = std::getenv("PTXRUN_PASSES"); p && *p) configurePasses(p, std::getenv("PTXRUN_KNOBS"));
     if (const char* p = std::getenv("PTXRUN_PROFILE_USE"); p && *p) profileUse_ = p;
     if (const char* p = std::getenv("PTXRUN_COMPARE"); p && *p && std::strcmp(p, "0") != 0) {
       if (passes_) {
@@ -187,8 +188,11 @@ class Runtime {
     j["passes"] = passesText_.empty() ? "(none: the modules as built)" : passesText_;
     j["launches"] = launches;
     j["modules"] = nlohmann::ordered_json::array();
-    for (const ModuleRecord& m : records_)
-      j["modules"].push_back({{"name", m.name}, {"hash", m.hash}, {"ptx", m.text}});
+    for (const ModuleRecord& m : records_) {
+      nlohmann::ordered_json r = {{"name", m.name}, {"hash", m.hash}, {"ptx", m.text}};
+      if (!passesText_.empty()) r["optimized"] = m.optimized;  // false: the passes failed and it ran as built
+      j["modules"].push_back(r);
+    }
     j["kernels"] = nlohmann::ordered_json::array();
     ptxopt::emu::Metrics total;
     for (const auto& [key, f] : figures_) {
@@ -196,6 +200,7 @@ class Runtime {
       k["module"] = records_[size_t(key.first)].name;
       k["kernel"] = key.second;
       k["launches"] = f.launches;
+      k["warps"] = f.warps;
       nlohmann::json figures = ptxopt::tools::metricsJson(f.metrics, /*perLine=*/true);
       for (auto& [name, v] : figures.items()) k[name] = v;
       j["kernels"].push_back(k);
@@ -207,14 +212,23 @@ class Runtime {
     else log("wrote the metrics of " + std::to_string(launches) + " launch(es) to " + metricsOut_);
   }
 
-  // PTXRUN_PASSES: "-O0".."-O3" or a comma list of passes. A pipeline that does not configure
-  // is reported and the modules run as they are.
-  void configurePasses(std::string_view text) {
+  // PTXRUN_PASSES: "-O0".."-O3" or a comma list of passes; PTXRUN_KNOBS: a comma list of
+  // PASS.KNOB=VALUE. A pipeline that does not configure is reported and the modules run as they
+  // are.
+  void configurePasses(std::string_view text, const char* knobs) {
     ptxopt::PassManagerOptions o;
     if (text.size() == 3 && text[0] == '-' && text[1] == 'O' && text[2] >= '0' && text[2] <= '3') {
       for (std::string_view n : ptxopt::pipelineForLevel(unsigned(text[2] - '0'))) o.pipeline.emplace_back(n);
     } else {
       o.pipeline = ptxopt::splitList(text);
+    }
+    for (const std::string& kv : ptxopt::splitList(knobs ? knobs : "")) {
+      size_t eq = kv.find('=');
+      if (eq == std::string::npos || kv.find('.') > eq) {
+        warn("PTXRUN_KNOBS: '" + kv + "' is not PASS.KNOB=VALUE; it is left out");
+        continue;
+      }
+      o.knobs[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
     std::string error;
     passes_ = std::make_unique<ptxopt::PassManager>();
@@ -267,15 +281,17 @@ class Runtime {
   // runs (the optimized module's printed text with PTXRUN_PASSES and without PTXRUN_COMPARE).
   struct ModuleRecord {
     std::string name, hash, text;
+    bool optimized = false;  // the text is the passes' output
   };
   std::vector<ModuleRecord> records_;
   // PTXRUN_METRICS: by (module id, kernel).
   struct KernelFigures {
-    uint64_t launches = 0;
+    uint64_t launches = 0, warps = 0;  // warps: launched, over every launch
     ptxopt::emu::Metrics metrics;
   };
   std::map<std::pair<int, std::string>, KernelFigures> figures_;
   bool checkRaces_ = false, strictRaces_ = false;  // strict: same-value write races count too
+  bool locSelf_ = false;                            // PTXRUN_LOC_SELF
   uint64_t racyLaunches_ = 0, sameValueRaces_ = 0;
 
   // Records `e` as the last error and returns it.
@@ -354,7 +370,8 @@ class Runtime {
     std::string optimizedText;
     std::unique_ptr<ptxopt::Module> optimized = passes_ ? optimize(text, h.name, optimizedText) : nullptr;
     std::string hash = ptxopt::ptxTextHash(text);
-    if (optimized && !shadow_) {
+    bool ranOptimized = optimized && !shadow_;
+    if (ranOptimized) {
       m = std::move(optimized);
       text = std::move(optimizedText);
     }
@@ -375,7 +392,7 @@ class Runtime {
     if (modules.size() <= size_t(id)) modules.resize(size_t(id) + 1);
     modules[size_t(id)] = std::move(m);
     if (records_.size() <= size_t(id)) records_.resize(size_t(id) + 1);
-    records_[size_t(id)] = {h.name, hash, std::move(text)};
+    records_[size_t(id)] = {h.name, hash, std::move(text), ranOptimized};
     h.module = id;
     log("loaded " + h.name + " (" + std::to_string(records_[size_t(id)].text.size()) + " bytes of PTX, text hash " + hash + ")");
   }
@@ -407,7 +424,11 @@ class Runtime {
     }
     log("optimized " + name + " with " + passesText_ +
         (profileUse_.empty() ? "" : " and " + std::to_string(profile.branches.size()) + " profiled branch(es)"));
-    printed = ptxopt::printModule(*m);
+    // PTXRUN_LOC_SELF: with `.loc` lines naming the printed text's own lines (ptxopt
+    // --loc-self), so that ptxas -lineinfo ties SASS to the lines the metrics count.
+    ptxopt::PrintOptions po;
+    if (locSelf_) po.locSelf = name;
+    printed = ptxopt::printModule(*m, po);
     std::unique_ptr<ptxopt::Module> back = ptxopt::loadModule(printed, name + " (" + passesText_ + ")", diags);
     if (!back) warn(name + ": the text " + passesText_ + " printed does not load back; the module runs unoptimized:\n" + diags.str());
     return back;
@@ -524,6 +545,7 @@ class Runtime {
     if (!metricsOut_.empty()) {
       KernelFigures& f = figures_[{k.module, k.name}];
       ++f.launches;
+      f.warps += uint64_t{grid.x} * grid.y * grid.z * ((uint64_t{block.x} * block.y * block.z + 31) / 32);
       f.metrics.add(r.metrics);
     }
     bool racy = false;

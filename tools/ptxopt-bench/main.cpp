@@ -3,6 +3,7 @@
 // kernel NAME.VARIANT), and every pipeline asked for, it measures the emulator
 // figures, the SASS census on two targets and the estimated dynamic SASS instructions, and
 // writes OUTDIR/quality.json, OUTDIR/summary.md and OUTDIR/index.html (docs/QUALITY.md).
+// With --program, the same report for a whole CUDA program run under ptxrun exec (Program.h).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -12,6 +13,7 @@
 #include <map>
 #include <thread>
 
+#include "Program.h"
 #include "ptxopt/passes/PassManager.h"
 #include "ptxopt/quality/Measure.h"
 #include "ptxopt/quality/Report.h"
@@ -62,13 +64,33 @@ int run(int argc, char** argv) {
   std::vector<std::string> inputs, specDirs;
   std::string outDir, pipelinesText = "-O0,-O1,-O2", ptxas, nvdisasm, arch = "sm_90", secondArch = "sm_80";
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency()), cfgPictures = 3, timeout = 600;
-  bool quiet = false;
-  app.add_option("inputs", inputs, "directories with NAME.ptx and NAME.json, or single .ptx files")->required();
-  app.add_option("-o,--output", outDir, "where quality.json, summary.md, index.html and the measured files go")->required();
-  app.add_option("--pipelines", pipelinesText,
-                 "comma list: -O0..-O3, a pass, passes joined with '+', each optionally with @PASS.KNOB=VALUE "
-                 "and @profile (the passes see the branch profile of the same launch on the input, as with "
-                 "ptxrun --profile-out and ptxopt --profile-use) (default -O0,-O1,-O2; the first is the baseline)");
+  bool quiet = false, program = false;
+  // --program: what follows the first "--" is the program and its arguments, not ours to parse.
+  std::vector<std::string> command;
+  int ours = argc;
+  for (int k = 1; k < argc; ++k)
+    if (std::string(argv[k]) == "--") {
+      for (int j = 1; j < k; ++j) program |= std::string(argv[j]) == "--program";
+      if (program) {
+        command.assign(argv + k + 1, argv + argc);
+        ours = k;
+      }
+      break;
+    }
+  app.add_option("inputs", inputs, "directories with NAME.ptx and NAME.json, or single .ptx files");
+  app.add_option("-o,--output", outDir,
+                 "where quality.json, summary.md, index.html and the measured files go (with --program, default "
+                 "ptxopt-bench-PROGRAM)");
+  app.add_flag(
+      "--program", program,
+      "the report of a whole CUDA program (built with nvcc -cudart shared), given after --: each pipeline's run "
+      "under ptxrun exec, per kernel and in total, its stdout and files compared between pipelines");
+  app.add_option(
+      "--pipelines", pipelinesText,
+      "comma list: -O0..-O3, a pass, passes joined with '+', each optionally with @PASS.KNOB=VALUE "
+      "and @profile (the passes see the branch profile of the same launch on the input, as with "
+      "ptxrun --profile-out and ptxopt --profile-use) (default -O0,-O1,-O2, with --program -O0,-O3,-O3@profile; the "
+      "first is the baseline)");
   app.add_option("--specs", specDirs, "also look for NAME.json here (repeatable)")->allow_extra_args(false);
   app.add_option("-j", jobs, "cells measured at once (default: all cores)")->check(CLI::Range(1u, 256u));
   app.add_option("--ptxas", ptxas, "ptxas (default: /usr/local/cuda/bin, then the PATH)");
@@ -76,10 +98,25 @@ int run(int argc, char** argv) {
   app.add_option("--arch", arch, "main target (default sm_90)");
   app.add_option("--second-arch", secondArch, "second target for the census, or 'none' (default sm_80)");
   app.add_option("--cfg-pictures", cfgPictures, "kernels with before/after CFG pictures in index.html (default 3)");
-  app.add_option("--timeout", timeout, "seconds one cell may take (default 600)");
+  app.add_option("--timeout", timeout,
+                 "seconds one cell may take (with --program: one pipeline's run and measurement) (default 600)");
   app.add_flag("-q,--quiet", quiet, "no progress bar");
-  CLI11_PARSE(app, argc, argv);
+  CLI11_PARSE(app, ours, argv);
+  if (program && !inputs.empty()) {
+    std::fprintf(stderr,
+                 "ptxopt-bench: error: with --program, the program and its arguments come after --: "
+                 "ptxopt-bench --program [options] -- ./app args...\n");
+    return 1;
+  }
+  if (!program && (inputs.empty() || outDir.empty())) {
+    std::fprintf(stderr,
+                 "ptxopt-bench: error: %s is required (ptxopt-bench [options] -o OUTDIR DIR|FILE.ptx ..., or "
+                 "ptxopt-bench --program [options] -- ./app args...)\n",
+                 inputs.empty() ? "an input" : "-o OUTDIR");
+    return 1;
+  }
 
+  if (program && !app.count("--pipelines")) pipelinesText = "-O0,-O3,-O3@profile";  // with and without its profile
   std::vector<fuzz::Pipeline> pipelines;
   for (const std::string& p : splitList(pipelinesText)) {
     fuzz::Pipeline pipeline;
@@ -93,6 +130,35 @@ int run(int argc, char** argv) {
   if (pipelines.empty()) {
     std::fprintf(stderr, "ptxopt-bench: error: --pipelines names no pipeline\n");
     return 1;
+  }
+
+  std::string commandLine = "ptxopt-bench";
+  for (int k = 1; k < argc; ++k) commandLine += std::string(" ") + argv[k];
+  auto makeTools = [&] {
+    quality::Tools t;
+    t.ptxas = !ptxas.empty() ? ptxas : findProgram("ptxas", {"/usr/local/cuda/bin"});
+    t.nvdisasm = !nvdisasm.empty() ? nvdisasm : findProgram("nvdisasm", {}, {PTXOPT_VENV_BIN, "/usr/local/cuda/bin"});
+    t.arch = arch;
+    t.secondArch = secondArch == "none" ? "" : secondArch;
+    if (t.ptxas.empty() || t.nvdisasm.empty())
+      std::fprintf(
+          stderr,
+          "ptxopt-bench: SKIPPED: the SASS figures (%s not found; scripts/setup.sh installs nvdisasm into .venv)\n",
+          t.ptxas.empty() ? "ptxas" : "nvdisasm");
+    return t;
+  };
+  if (program) {
+    bench::ProgramOptions po;
+    po.command = command;
+    po.pipelines = pipelines;
+    po.outDir = outDir;
+    po.jobs = jobs;
+    po.timeout = timeout;
+    po.cfgPictures = cfgPictures;
+    po.quiet = quiet;
+    po.tools = makeTools();
+    po.commandLine = commandLine;
+    return bench::runProgram(po);
   }
 
   std::vector<Kernel> kernels;
@@ -126,14 +192,7 @@ int run(int argc, char** argv) {
     return 1;
   }
 
-  quality::Tools tools;
-  tools.ptxas = !ptxas.empty() ? ptxas : findProgram("ptxas", {"/usr/local/cuda/bin"});
-  tools.nvdisasm = !nvdisasm.empty() ? nvdisasm : findProgram("nvdisasm", {}, {PTXOPT_VENV_BIN, "/usr/local/cuda/bin"});
-  tools.arch = arch;
-  tools.secondArch = secondArch == "none" ? "" : secondArch;
-  if (tools.ptxas.empty() || tools.nvdisasm.empty())
-    std::fprintf(stderr, "ptxopt-bench: SKIPPED: the SASS figures (%s not found; scripts/setup.sh installs nvdisasm into .venv)\n",
-                 tools.ptxas.empty() ? "ptxas" : "nvdisasm");
+  const quality::Tools tools = makeTools();
 
   std::string error;
   if (!makeDirectory(outDir, error)) {
@@ -211,9 +270,7 @@ int run(int argc, char** argv) {
   quality::ReportOptions ro;
   for (const fuzz::Pipeline& p : pipelines) ro.pipelines.push_back(p.label);
   ro.cfgPictures = cfgPictures;
-  std::string command = "ptxopt-bench";
-  for (int k = 1; k < argc; ++k) command += std::string(" ") + argv[k];
-  ro.command = command;
+  ro.command = commandLine;
   if (!writeFile(outDir + "/quality.json", quality::qualityJson(rows), error) ||
       !writeFile(outDir + "/summary.md", quality::summaryMarkdown(rows, ro), error) ||
       !writeFile(outDir + "/index.html", quality::reportHtml(rows, ro), error)) {

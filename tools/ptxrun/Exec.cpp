@@ -105,6 +105,16 @@ int runExec(const ExecOptions& o) {
     std::fprintf(stderr, "ptxrun: error: --compare compares the modules as built with those --passes makes: give --passes too\n");
     return 1;
   }
+  if ((!o.knobs.empty() || o.locSelf) && o.passes.empty()) {
+    std::fprintf(stderr, "ptxrun: error: %s applies to the modules --passes makes: give --passes too\n",
+                 o.locSelf ? "--loc-self" : "--knob");
+    return 1;
+  }
+  for (const std::string& kv : o.knobs)
+    if (kv.find('=') == std::string::npos || kv.find('.') > kv.find('=')) {
+      std::fprintf(stderr, "ptxrun: error: --knob takes PASS.KNOB=VALUE, not '%s'\n", kv.c_str());
+      return 1;
+    }
   if (!o.profileUse.empty() && o.passes.empty()) {
     std::fprintf(stderr, "ptxrun: error: --profile-use steers the passes: give --passes too\n");
     return 1;
@@ -146,6 +156,12 @@ int runExec(const ExecOptions& o) {
   setenv("PTXRUN_JOBS", std::to_string(o.jobs).c_str(), 1);
   if (o.verbose) setenv("PTXRUN_VERBOSE", "1", 1);
   if (!o.passes.empty()) setenv("PTXRUN_PASSES", o.passes.c_str(), 1);
+  if (!o.knobs.empty()) {
+    std::string knobs;
+    for (const std::string& kv : o.knobs) knobs += (knobs.empty() ? "" : ",") + kv;
+    setenv("PTXRUN_KNOBS", knobs.c_str(), 1);
+  }
+  if (o.locSelf) setenv("PTXRUN_LOC_SELF", "1", 1);
   if (!o.profileUse.empty()) setenv("PTXRUN_PROFILE_USE", o.profileUse.c_str(), 1);
   if (!o.profileOut.empty()) setenv("PTXRUN_PROFILE_OUT", o.profileOut.c_str(), 1);
   if (o.compare) setenv("PTXRUN_COMPARE", "1", 1);

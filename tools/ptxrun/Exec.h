@@ -12,6 +12,8 @@ struct ExecOptions {
   unsigned jobs = 1;                 // host threads for a launch's CTAs
   bool verbose = false;              // a line per module and launch on stderr
   std::string passes;                // a pipeline each module is optimized with ("-O3", "a,b")
+  std::vector<std::string> knobs;    // PASS.KNOB=VALUE settings for the passes
+  bool locSelf = false;              // print the optimized modules with .loc lines naming their own lines
   std::string profileUse;            // a branch profile for the passes' cost models
   std::string profileOut;            // where to write the branch profile of every launch
   bool compare = false;              // run each launch on the optimized modules too and compare

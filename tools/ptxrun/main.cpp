@@ -161,6 +161,11 @@ int run(int argc, char** argv) {
   execCmd->add_option("-j,--threads", exec.jobs, "run each launch's CTAs on this many threads (default: all cores)")->check(CLI::Range(1u, 1024u));
   execCmd->add_flag("--verbose", exec.verbose, "print a line for each module loaded and each launch");
   execCmd->add_option("--passes", exec.passes, "optimize each module with this ptxopt pipeline (-O3, or pass,pass,...) when it is registered");
+  execCmd->add_option("--knob", exec.knobs, "a knob setting for --passes, PASS.KNOB=VALUE (repeatable)")
+      ->allow_extra_args(false);
+  execCmd->add_flag("--loc-self", exec.locSelf,
+                    "print each optimized module with .loc lines naming its own lines (ptxopt --loc-self): the text "
+                    "--metrics writes then maps SASS to the lines it counts (ptxas -lineinfo)");
   execCmd->add_option("--profile-out", exec.profileOut,
                       "write one branch profile over every launch of the run (for ptxopt --profile-use and exec --profile-use)");
   execCmd->add_option("--profile-use", exec.profileUse, "a branch profile for the cost models of --passes");

@@ -29,6 +29,10 @@ struct Tools {
 // "-O2", "branch-opt", "branch-opt+dce", "-O2@branch-opt.max-thread-depth=3".
 bool parsePipeline(const std::string& text, fuzz::Pipeline& out, std::string& error);
 
+// A pipeline's label as part of a file name: letters, digits and '-' stay, the rest become '_';
+// a long label is cut and ends in a hash of the whole.
+std::string fileLabel(const std::string& label);
+
 struct TargetFigures {
   std::string arch;
   std::string error;  // why there are no figures (ptxas rejected the module for this target, ...)
@@ -72,10 +76,32 @@ std::vector<SassFunction> kernelFunctions(const std::vector<SassFunction>& all, 
 Measurement measure(const std::string& file, const std::string& ptxText, const emu::LaunchSpec& spec,
                     const fuzz::Pipeline& pipeline, const Tools& tools, const std::string& workDir);
 
-// The SASS figures of a PTX text for one target (ptxas -lineinfo -v, then nvdisasm), and the
-// parsed functions. `cubinPath` is where the cubin goes.
-TargetFigures assembleAndCount(const std::string& ptxPath, const std::string& kernel, const std::string& arch,
-                               const Tools& tools, const std::string& cubinPath, std::vector<SassFunction>* functions,
-                               double* ptxasSeconds);
+// What ptxas made of a module for one target (ptxas -lineinfo -v, then nvdisasm -c
+// --print-line-info): every function nvdisasm shows and what ptxas -v said of each.
+struct AssembledModule {
+  std::string error;  // ptxas rejected the module, or nvdisasm failed
+  std::vector<SassFunction> functions;
+  std::map<std::string, PtxasResources> resources;
+  bool ok() const { return error.empty(); }
+};
+AssembledModule assembleModule(const std::string& ptxPath, const std::string& arch, const Tools& tools,
+                               const std::string& cubinPath, double* ptxasSeconds);
+// The figures of `kernel` in an assembled module: its entry and the non-entry functions
+// (kernelFunctions), which go to `functions`.
+TargetFigures kernelFigures(const AssembledModule& module, const std::string& kernel, const std::string& arch,
+                            std::vector<SassFunction>* functions);
+
+// One kernel of a module whose SASS is measured: the measurement its figures go into (`kernel`
+// and `warps` set) and the per-line warp counts of its run, by lines of the module's text.
+struct KernelRun {
+  Measurement* m;
+  const std::map<uint32_t, emu::LineMetrics>* perLine;
+};
+// The SASS figures of the kernels of one module: `text`, with --loc-self lines, written at
+// `ptxPath` (the cubins go beside it). Assembles it once for the main target (census,
+// registers, spills and the estimated dynamic SASS of each kernel) and once for the second
+// (census), filling main, second, dynSassEstimate, lineCoverage and ptxasSeconds.
+void measureSass(const std::string& ptxPath, const std::string& text, const Tools& tools,
+                 const std::vector<KernelRun>& kernels);
 
 }  // namespace ptxopt::quality

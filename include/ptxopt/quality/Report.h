@@ -13,6 +13,9 @@ namespace ptxopt::quality {
 struct Row {
   Measurement m;
   bool identical = false;  // results equal to the first pipeline's
+  // A whole program's sum over its kernels under the pipeline (ptxopt-bench --program): shown
+  // in a table of its own and in the per-kernel table, left out of the geometric means.
+  bool total = false;
 };
 
 // One JSON object (pretty-printed) with the keys docs/QUALITY.md lists.
@@ -26,6 +29,10 @@ struct ReportOptions {
   std::vector<std::string> pipelines;  // in the order given; the first is the baseline
   std::string command;                 // how the report was made, shown on the page
   unsigned cfgPictures = 3;            // kernels with before/after CFG pictures (Graphviz)
+  // ptxopt-bench --program: the program's command line, and how each pipeline's outputs (stdout,
+  // files written) differ from the baseline's, one line each ("PIPELINE: file F differs ...").
+  std::string program;
+  std::vector<std::string> outputDifferences;
 };
 
 std::string summaryMarkdown(const std::vector<Row>& rows, const ReportOptions& o);

@@ -29,8 +29,10 @@ std::string findProgram(const std::string& name, const std::vector<std::string>&
                         const std::vector<std::string>& last = {});
 
 // Runs argv[0] (looked up in PATH when it has no '/') with the arguments; standard input is
-// empty. Killed after `timeoutSeconds` (0: no limit).
-ProcessResult runProcess(const std::vector<std::string>& argv, unsigned timeoutSeconds = 0);
+// empty. Killed after `timeoutSeconds` (0: no limit). `cwd`: the directory it runs in (empty:
+// the caller's).
+ProcessResult runProcess(const std::vector<std::string>& argv, unsigned timeoutSeconds = 0,
+                         const std::string& cwd = {});
 
 // As runProcess, without a time limit, but started with posix_spawn: no copy of the caller's
 // page tables, which makes it the cheaper start for a caller with much memory mapped (and for
