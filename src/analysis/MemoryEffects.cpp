@@ -57,7 +57,12 @@ MemEffects memEffects(const Instruction& i, const MemorySpaceInfo& mem, const Mo
     if (!calls) return MemEffect::All;
     return calls->of(m, i).effects;
   }
-  if (info.isOpaque()) return MemEffect::All;
+  // An asynchronous memory operation (OpFlag::AsyncMemory: cp.async and its commit_group and
+  // wait_group, the bulk copies, mbarrier, ...) counts as every access wherever it stands: its
+  // issue reads and writes, and its wait is where the copy's bytes land, so the barrier after a
+  // cp.async.wait_group orders them for the other threads (ptxrun's race checker has the same
+  // model). No barrier orders a copy in flight, so the regions between need not see it.
+  if (info.isOpaque() || info.is(OpFlag::AsyncMemory)) return MemEffect::All;
   if (!info.readsMemory() && !info.writesMemory()) return MemEffect::None;
   const MemAccess* a = mem.find(&i);
   if (!a) return MemEffect::All;

@@ -179,6 +179,188 @@ void CtaRunner::atomic(Warp& w, const DInst& I, uint32_t exec) {
   });
 }
 
+// ---- asynchronous copies ----------------------------------------------------------------------
+//
+// cp.async reads its source when it issues and keeps the bytes (zeros past src-size, all zeros
+// when ignore-src holds) with the thread; its bytes land in shared memory when a
+// cp.async.wait_group or wait_all of the same thread completes its group: a commit_group closes
+// the thread's open copies into the next group, wait_group N lands every copy of the thread's
+// committed groups but the N most recent, wait_all commits and lands them all. Copies land in
+// the order they were issued. A barrier lands nothing, and a copy its thread never waits for
+// never lands. Under --check-races the destination bytes are in flight from the issue to the
+// landing: any access to them by any thread (the issuing one included, another copy included)
+// is a race with the copy; the landing itself is the issuing thread's write at its wait.
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+void CtaRunner::asyncCopy(Warp& w, const DInst& I, uint32_t exec) {
+  Frame* f = w.stack.back().frame;
+  const DAsyncCopy& c = f->fn->asyncCopies[I.call];
+  if (async_.empty()) async_.resize(L_.threadsPerCta);
+  const MemRef dst = memRefOf(w, I);
+  const unsigned size = c.cpSize;
+  // The source address of each lane (a register plus offset, a .global variable, a constant).
+  uint64_t srcBase = static_cast<uint64_t>(c.src.offset);
+  if (!c.src.fromReg && c.src.sym.kind != SymRef::Kind::None) {
+    StateSpace sp;
+    srcBase = symbolAddress(w, c.src.sym, c.src.offset, sp);
+  }
+  const uint64_t* srcReg = c.src.fromReg ? f->slot(c.src.slot) : nullptr;
+  const uint64_t* fill = c.fill != DAsyncCopy::Fill::None ? f->slot(c.fillSlot) : nullptr;
+  forLanes(exec, [&](int lane) {
+    const uint64_t d = dst.address(I, lane);
+    const uint64_t src = srcReg ? srcReg[lane] + static_cast<uint64_t>(c.src.offset) : srcBase;
+    auto sizeText = [&] { return std::to_string(size) + "-byte cp.async"; };  // for faults
+    // The destination: a shared-space address of the CTA's shared memory.
+    if (d >= shared_.size() || shared_.size() - d < size) {
+      std::string why;
+      if (windowOf(d) == StateSpace::Shared)
+        why = "destination " + hex(d) +
+              " is a generic address: cp.async.shared takes a shared-space address (cvta.to.shared)";
+      else if (windowOf(d) != StateSpace::Global || L_.global->holding(d))
+        why = "destination " + hex(d) + " is not in shared memory (" +
+              (windowOf(d) == StateSpace::Global
+                   ? std::string("a global address")
+                   : "in the " + std::string(spaceName(windowOf(d))).substr(1) + " window") +
+              "): cp.async writes shared memory";
+      else
+        why = "out-of-bounds destination: shared offset " + hex(d) + ", the CTA has " + std::to_string(shared_.size()) +
+              " bytes of shared memory";
+      faultAt(w, lane, I, sizeText() + ": " + why, FaultKind::Address);
+    }
+    if (d % size)
+      faultAt(w, lane, I,
+              "misaligned " + sizeText() + ": destination at shared address " + hex(d) + " (cp-size " +
+                  std::to_string(size) + " needs " + std::to_string(size) + "-byte alignment)",
+              FaultKind::Address);
+    // How many source bytes it reads.
+    unsigned n = size;
+    if (c.fill == DAsyncCopy::Fill::SrcSize) {
+      const uint64_t v = fill[lane] & 0xFFFFFFFFu;
+      if (v > size)
+        faultAt(w, lane, I,
+                sizeText() + ": src-size " + std::to_string(v) + " is larger than cp-size " + std::to_string(size) +
+                    " (undefined in PTX)");
+      n = static_cast<unsigned>(v);
+    } else if (c.fill == DAsyncCopy::Fill::IgnoreSrc) {
+      if (((fill[lane] & 1) != 0) != c.fillNegated) n = 0;
+    }
+    PendingCopy copy;
+    copy.dst = static_cast<uint32_t>(d);
+    copy.size = static_cast<uint8_t>(size);
+    copy.line = I.line;
+    if (n) {
+      if (windowOf(src) != StateSpace::Global)
+        faultAt(w, lane, I,
+                sizeText() + ": source " + hex(src) + " is not a global address (it is in the " +
+                    std::string(spaceName(windowOf(src))).substr(1) + " window): cp.async reads global memory",
+                FaultKind::Address);
+      if (src % size)
+        faultAt(w, lane, I,
+                "misaligned " + sizeText() + ": source at global address " + hex(src) + " (cp-size " +
+                    std::to_string(size) + " needs " + std::to_string(size) + "-byte alignment)",
+                FaultKind::Address);
+      // Naturally aligned pieces (8, 4, 2, 1 bytes): the address is aligned to cp-size.
+      for (unsigned off = 0; off < n;) {
+        unsigned piece = 8;
+        while (piece > n - off) piece /= 2;
+        const uint8_t* p = memory(w, I, StateSpace::Global, src + off, piece, lane, false, false, nullptr);
+        const uint64_t v = loadElement(p, piece);
+        std::memcpy(copy.bytes + off, &v, piece);
+        off += piece;
+      }
+    }
+    AsyncThread& t = async_[w.index * 32 + static_cast<uint32_t>(lane)];
+    copy.group = t.groups;
+    if (L_.opts.checkRaces) {
+      copy.id = nextCopyId_++;
+      Access a;
+      a.thread = w.index * 32 + static_cast<uint32_t>(lane);
+      a.cta = linear_;
+      a.line = I.line;
+      a.epoch = barrierEpoch_;
+      a.warpEpoch = w.syncEpoch;
+      a.warp = w.index;
+      a.valid = true;
+      a.async = true;
+      std::lock_guard<std::mutex> lock(L_.raceMutex);
+      // Bytes another copy may still write; then the accesses before the issue that nothing
+      // orders before it (the copy may land at once). The shadow takes the write when it lands.
+      checkInFlight(a, "cp.async write", d, size);
+      for (uint64_t k = 0; k < size; ++k) {
+        auto it = sharedShadow_.find(d + k);
+        if (it == sharedShadow_.end()) continue;
+        const Shadow& sh = it->second;
+        if (!ordered(w, sh.write, a)) {
+          L_.reportRace("shared", sh.write, a, accessKind(sh.write, true), "cp.async write", raceWhere(d + k));
+          break;
+        }
+        if (!ordered(w, sh.read, a)) {
+          L_.reportRace("shared", sh.read, a, accessKind(sh.read, false), "cp.async write", raceWhere(d + k));
+          break;
+        }
+      }
+      for (uint64_t k = 0; k < size; ++k) inFlight_[d + k] = InFlight{copy.id, a.thread, I.line};
+    }
+    t.copies.push_back(copy);
+  });
+}
+
+void CtaRunner::asyncCommit(Warp& w, uint32_t exec) {
+  if (async_.empty()) return;  // no copy yet: an empty group changes no count that matters
+  forLanes(exec, [&](int lane) { ++async_[w.index * 32 + static_cast<uint32_t>(lane)].groups; });
+}
+
+void CtaRunner::asyncWait(Warp& w, const DInst& I, uint32_t exec) {
+  if (async_.empty()) return;
+  forLanes(exec, [&](int lane) {
+    const uint32_t thread = w.index * 32 + static_cast<uint32_t>(lane);
+    AsyncThread& t = async_[thread];
+    if (I.waitAll) ++t.groups;
+    const uint64_t pending = I.waitAll ? 0 : I.call;  // groups that may stay in flight
+    if (t.groups <= pending || t.copies.empty()) return;
+    const uint64_t limit = t.groups - pending;  // groups below it land
+    size_t kept = 0;
+    for (size_t k = 0; k < t.copies.size(); ++k) {
+      const PendingCopy& c = t.copies[k];
+      if (c.group >= limit) {
+        t.copies[kept++] = c;
+        continue;
+      }
+      std::memcpy(shared_.data() + c.dst, c.bytes, c.size);
+      if (!L_.opts.checkRaces) continue;
+      // Landed: the issuing thread's write, now (a barrier after the wait orders it for the others).
+      Access a;
+      a.thread = thread;
+      a.cta = linear_;
+      a.line = c.line;
+      a.epoch = barrierEpoch_;
+      a.warpEpoch = w.syncEpoch;
+      a.warp = w.index;
+      a.valid = true;
+      a.async = true;
+      std::lock_guard<std::mutex> lock(L_.raceMutex);
+      for (uint64_t b = 0; b < c.size; ++b) {
+        auto it = inFlight_.find(c.dst + b);
+        if (it != inFlight_.end() && it->second.copy == c.id) inFlight_.erase(it);
+        Shadow& sh = sharedShadow_[c.dst + b];
+        sh.write = a;
+        sh.writtenKnown = true;
+        sh.written = c.bytes[b];
+      }
+    }
+    t.copies.resize(kept);
+  });
+}
+
 // ---- calls ------------------------------------------------------------------------------------
 
 void CtaRunner::call(Warp& w, const DInst& I, uint32_t exec) {

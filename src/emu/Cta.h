@@ -77,12 +77,17 @@ struct Access {
   bool atomic = false;
   bool strong = false;           // atomic, or ld/st .volatile/.relaxed/.acquire/.release: two strong accesses do not race
   bool valid = false;
+  bool async = false;            // a cp.async's write (at its issue, or landed at its wait)
 };
 struct Shadow {
   Access write, read;
   uint8_t written = 0;        // the byte the last write stored, when known (a plain store)
   bool writtenKnown = false;
 };
+// For race reports: how an access is named ("read", "strong write", "atomic", "cp.async
+// write") and where ("at 0x1f").
+std::string accessKind(const Access& x, bool isWrite);
+std::string raceWhere(uint64_t byte);
 
 // ---- one launch -----------------------------------------------------------------------------
 
@@ -131,6 +136,10 @@ class CtaRunner {
   uint8_t* memory(Warp& w, const DInst& I, StateSpace space, uint64_t addr, uint64_t size, int lane, bool write, bool atomic,
                   const SymRef* sym, StateSpace* resolved = nullptr);
   void recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t addr, uint64_t size, int lane, bool write, bool atomic);
+  // Whether access `o` is ordered before access `a` of warp `w` (race check).
+  bool ordered(const Warp& w, const Access& o, const Access& a) const;
+  // An access to shared bytes that a cp.async may still write: a race with that copy.
+  void checkInFlight(const Access& a, const std::string& kind, uint64_t addr, uint64_t size);
   // While a plain store runs under the race checker: the bytes it stores (recordAccess tells
   // write-write races of the same bytes apart).
   const uint8_t* storeBytes_ = nullptr;
@@ -148,6 +157,10 @@ class CtaRunner {
   void load(Warp& w, const DInst& I, uint32_t exec);
   void store(Warp& w, const DInst& I, uint32_t exec);
   void atomic(Warp& w, const DInst& I, uint32_t exec);
+  // cp.async and its groups (docs/EMULATOR.md, "Asynchronous copies").
+  void asyncCopy(Warp& w, const DInst& I, uint32_t exec);
+  void asyncCommit(Warp& w, uint32_t exec);
+  void asyncWait(Warp& w, const DInst& I, uint32_t exec);
   void call(Warp& w, const DInst& I, uint32_t exec);
   void printf(Warp& w, const DInst& I, const DCall& c, uint32_t exec);
   void warpCollective(Warp& w, const DInst& I, uint32_t exec);
@@ -183,6 +196,30 @@ class CtaRunner {
   BarrierState barriers_[16];
   uint64_t barrierEpoch_ = 0;
   std::unordered_map<uint64_t, Shadow> sharedShadow_;
+  // cp.async: per thread, the copies issued and not yet landed, each with the group it belongs
+  // to (`groups` when it is not committed yet); `groups` counts the thread's commits since the
+  // CTA's first cp.async. Allocated at that first cp.async, so kernels without one pay nothing.
+  struct PendingCopy {
+    uint32_t dst = 0;     // shared offset
+    uint8_t size = 0;     // cp-size
+    uint8_t bytes[16] = {};
+    uint32_t line = 0;
+    uint64_t group = 0;
+    uint64_t id = 0;      // the race check's name for the copy
+  };
+  struct AsyncThread {
+    std::vector<PendingCopy> copies;
+    uint64_t groups = 0;
+  };
+  std::vector<AsyncThread> async_;  // by CTA-linear thread
+  // With the race check: the shared bytes that an issued copy may still write, and which copy.
+  struct InFlight {
+    uint64_t copy = 0;
+    uint32_t thread = 0;
+    uint32_t line = 0;
+  };
+  std::unordered_map<uint64_t, InFlight> inFlight_;
+  uint64_t nextCopyId_ = 1;
   std::optional<std::mt19937_64> rng_;  // the random schedule only
   uint64_t executed_ = 0;
 };
@@ -248,6 +285,10 @@ class Launch {
   // `sameValue`: a write-write race in which the later write stores the byte the earlier one did.
   void reportRace(const std::string& space, const Access& a, const Access& b, const std::string& kindA,
                   const std::string& kindB, const std::string& where, bool sameValue = false);
+  // An access (`kind` at a.line by a.thread) to shared bytes that the cp.async at `copyLine` of
+  // `copyThread` (same CTA) may still write.
+  void reportInFlightRace(const Access& a, const std::string& kind, uint32_t copyLine, uint32_t copyThread,
+                          const std::string& where);
 
  private:
   // The entry named `name` (the only one when empty), or an error starting with `where`.

@@ -208,6 +208,12 @@ class Decoder {
     unsupportedWhy_ = why;
     return false;
   }
+  // Likewise an instruction that is not valid PTX (ptxas rejects it): listed and faulting as
+  // invalid rather than unsupported.
+  bool invalid(const std::string& why) {
+    unsupportedInvalid_ = true;
+    return fail(why);
+  }
 
   // Symbols visible from an instruction: nested .param/.local/.shared declarations by scope,
   // then the function's own declarations and parameters, then the module's variables.
@@ -261,6 +267,8 @@ class Decoder {
   bool decodeBarrier(const Instruction& inst, DInst& di);
   bool decodeWarp(const Instruction& inst, Family family, DInst& di);
   bool decodeAddress(const Operand& o, DInst& di);
+  bool decodeAddress(const Operand& o, DAddress& a);
+  bool decodeAsync(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeCall(DFunction& f, const Instruction& inst, DInst& di);
 
   static constexpr uint32_t kSpecialBase = 0x40000000u;
@@ -277,6 +285,7 @@ class Decoder {
   std::unordered_map<uint32_t, std::vector<SymRef>> scoped_;
   std::map<uint64_t, uint32_t> constSlots_;
   std::string unsupportedWhy_;
+  bool unsupportedInvalid_ = false;
 };
 
 bool Decoder::decodeFunction(DFunction& f, std::string& error) {
@@ -333,7 +342,7 @@ bool Decoder::decodeFunction(DFunction& f, std::string& error) {
   auto unsupported = [&](DInst& di, const Instruction& inst, const std::string& why) {
     di.op = XOp::Unsupported;
     di.call = static_cast<uint32_t>(p_.unsupported.size());
-    p_.unsupported.push_back({di.line, std::string(fn.name()), printInstruction(fn, inst), why});
+    p_.unsupported.push_back({di.line, std::string(fn.name()), printInstruction(fn, inst), why, unsupportedInvalid_});
   };
 
   std::vector<uint32_t> scopeStack{0};
@@ -377,6 +386,7 @@ bool Decoder::decodeFunction(DFunction& f, std::string& error) {
         di.guardNeg = inst->guardNegated();
       }
       unsupportedWhy_.clear();
+      unsupportedInvalid_ = false;
       if (decodeInstruction(f, *inst, di)) {
         selectKernels(di);
       } else {
@@ -427,23 +437,135 @@ bool Decoder::decodeFunction(DFunction& f, std::string& error) {
 }
 
 bool Decoder::decodeAddress(const Operand& o, DInst& di) {
+  DAddress a;
+  if (!decodeAddress(o, a)) return false;
+  di.addrFromReg = a.fromReg;
+  di.addrSlot = a.slot;
+  di.addrSym = a.sym;
+  di.addrOffset = a.offset;
+  return true;
+}
+
+bool Decoder::decodeAddress(const Operand& o, DAddress& a) {
   if (o.kind != OperandKind::Address) return fail("expected an address");
-  di.addrOffset = o.value;
+  a.offset = o.value;
   switch (o.addressBase()) {
     case AddressBase::Reg:
-      di.addrFromReg = true;
-      di.addrSlot = o.id;
+      a.fromReg = true;
+      a.slot = o.id;
       return true;
     case AddressBase::Symbol:
-      di.addrSym = resolveSymbol(o.id);
-      if (di.addrSym.kind == SymRef::Kind::None) return fail("unknown symbol " + std::string(m_.str(o.id)));
+      a.sym = resolveSymbol(o.id);
+      if (a.sym.kind == SymRef::Kind::None) return fail("unknown symbol " + std::string(m_.str(o.id)));
       return true;
     case AddressBase::None:
-      di.addrFromReg = false;
-      di.addrSym = SymRef{};
+      a.fromReg = false;
+      a.sym = SymRef{};
       return true;
   }
   return false;
+}
+
+// The instructions the opcode table marks as asynchronous memory operations (OpFlag::AsyncMemory):
+// the non-bulk cp.async copy and its commit_group, wait_group and wait_all run; the bulk copies,
+// cp.async.mbarrier.arrive, st.async, red.async, mbarrier, wgmma and tcgen05 do not. Forms the
+// PTX ISA does not allow (a cp-size other than 4, 8 or 16; .cg with one other than 16; state
+// spaces other than .shared{::cta} and .global; a malformed operand list) are invalid.
+bool Decoder::decodeAsync(DFunction& f, const Instruction& inst, DInst& di) {
+  if (!inst.is(Opcode::Cp) || !inst.has(Mod::Async) || inst.has(Mod::Bulk))
+    return fail(inst.is(Opcode::Cp) && inst.has(Mod::Bulk) ? "bulk asynchronous copies are not emulated"
+                                                           : "not emulated");
+  const std::string text = printInstruction(*f.ir, inst);
+  const std::string name = text.substr(0, text.find_first_of(" \t"));
+  auto modText = [&](Mod m) { return std::string(modName(m, m_.strings())); };
+  // commit_group, wait_group N, wait_all: only `.async` besides.
+  for (Mod form : {Mod::CommitGroup, Mod::WaitGroup, Mod::WaitAll}) {
+    if (!inst.has(form)) continue;
+    for (Mod m : inst.mods())
+      if (m != Mod::Async && m != form) return invalid("unexpected qualifier '" + modText(m) + "' on " + name);
+    if (form == Mod::WaitGroup) {
+      if (inst.numOperands() != 1 || !inst.operand(0).isImm() || inst.operand(0).value < 0 ||
+          inst.operand(0).value > 0xFFFFFFFFll)
+        return invalid("cp.async.wait_group takes one non-negative integer constant");
+      di.op = XOp::CpAsyncWait;
+      di.call = static_cast<uint32_t>(inst.operand(0).value);
+      return true;
+    }
+    if (inst.numOperands() != 0) return invalid(name + " takes no operands");
+    di.op = form == Mod::CommitGroup ? XOp::CpAsyncCommit : XOp::CpAsyncWait;
+    di.waitAll = form == Mod::WaitAll;
+    return true;
+  }
+  const bool ca = inst.has(Mod::Ca), cg = inst.has(Mod::Cg);
+  if (!ca && !cg) return fail("not emulated (an mbarrier operation)");  // cp.async.mbarrier.arrive
+  // Qualifiers: .async, one of .ca/.cg, the destination's and the source's state spaces in
+  // that order, and the cache hints (.L2::cache_hint, .L2::64B/128B/256B), which change nothing here.
+  std::vector<StateSpace> spaces;
+  for (Mod m : inst.mods()) {
+    if (auto sp = modSpace(m)) {
+      spaces.push_back(*sp);
+      continue;
+    }
+    const std::string t = modText(m);
+    if (m == Mod::Async || m == Mod::Ca || m == Mod::Cg || m == Mod::L2CacheHint || t == ".L2::64B" ||
+        t == ".L2::128B" || t == ".L2::256B")
+      continue;
+    return invalid("unexpected qualifier '" + t + "' on " + name);
+  }
+  if (ca && cg) return invalid("cp.async takes one of .ca and .cg, not both");
+  if (spaces.size() != 2 || (spaces[0] != StateSpace::Shared && spaces[0] != StateSpace::SharedCta) ||
+      spaces[1] != StateSpace::Global)
+    return invalid(
+        "cp.async copies from .global to .shared or .shared::cta (cp.async.ca.shared.global): the destination must be "
+        "shared memory");
+  const bool hint = inst.has(Mod::L2CacheHint);
+  const uint32_t n = inst.numOperands();
+  if (n < 3u + hint || n > 4u + hint)
+    return invalid(std::string("cp.async takes [dst], [src], cp-size, an optional src-size or ignore-src") +
+                   (hint ? ", and a cache-policy (.L2::cache_hint)" : "") + "; this one has " + std::to_string(n) +
+                   " operand(s)");
+  if (inst.operand(0).kind != OperandKind::Address || inst.operand(1).kind != OperandKind::Address)
+    return invalid("cp.async's first two operands are addresses, [dst] and [src]");
+  DAsyncCopy c;
+  if (!decodeAddress(inst.operand(0), di) || !decodeAddress(inst.operand(1), c.src)) return false;
+  auto symName = [&](const Operand& o) { return std::string(m_.str(o.id)); };
+  if (!di.addrFromReg && di.addrSym.kind != SymRef::Kind::None && di.addrSym.kind != SymRef::Kind::SharedVar)
+    return invalid("the destination names '" + symName(inst.operand(0)) +
+                   "', which is not a .shared variable: cp.async writes shared memory");
+  if (!c.src.fromReg && c.src.sym.kind != SymRef::Kind::None && c.src.sym.kind != SymRef::Kind::GlobalVar)
+    return invalid("the source names '" + symName(inst.operand(1)) +
+                   "', which is not a .global variable: cp.async reads global memory");
+  const Operand& size = inst.operand(2);
+  if (!size.isImm()) return invalid("cp.async's cp-size must be an integer constant (4, 8 or 16)");
+  if (size.value != 4 && size.value != 8 && size.value != 16)
+    return invalid("cp-size " + std::to_string(size.value) + " is not allowed: cp.async copies 4, 8 or 16 bytes");
+  if (cg && size.value != 16)
+    return invalid("cp-size " + std::to_string(size.value) + " is not allowed with .cg: cp.async.cg copies 16 bytes");
+  c.cpSize = static_cast<uint8_t>(size.value);
+  if (n == 4u + hint) {
+    const Operand& o = inst.operand(3);
+    if (o.isImm()) {
+      if (o.value < 0 || o.value > c.cpSize)
+        return invalid("src-size " + std::to_string(o.value) + " is larger than cp-size " + std::to_string(c.cpSize) +
+                       " (undefined in PTX)");
+      c.fill = DAsyncCopy::Fill::SrcSize;
+      c.fillSlot = constSlot(f, static_cast<uint64_t>(o.value));
+    } else if (o.kind == OperandKind::Reg && o.component() == Component::None && o.id < f.ir->regs().size()) {
+      const bool pred = f.ir->reg(o.id).type == ScalarType::Pred;
+      c.fill = pred ? DAsyncCopy::Fill::IgnoreSrc : DAsyncCopy::Fill::SrcSize;
+      c.fillSlot = o.id;
+      c.fillNegated = pred && o.negated();
+    } else {
+      return invalid("cp.async's fourth operand is a src-size (a 32-bit integer) or an ignore-src predicate");
+    }
+  }
+  if (hint && inst.operand(n - 1).kind != OperandKind::Reg)
+    return invalid("cp.async.L2::cache_hint's last operand is a 64-bit cache-policy register");
+  di.op = XOp::CpAsync;
+  di.space = StateSpace::Shared;
+  di.call = static_cast<uint32_t>(f.asyncCopies.size());
+  f.asyncCopies.push_back(c);
+  return true;
 }
 
 bool Decoder::decodeCall(DFunction& f, const Instruction& inst, DInst& di) {
@@ -614,6 +736,7 @@ E pick(const Instruction& inst, const Mod (&mods)[N], E otherwise) {
 }  // namespace
 
 bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di) {
+  if (inst.info().is(OpFlag::AsyncMemory)) return decodeAsync(f, inst, di);
   const OpDecode& d = decodeOf(inst.opcode());
   if (d.family == Family::None) return fail("not emulated");
   if (d.family == Family::Call) return decodeCall(f, inst, di);

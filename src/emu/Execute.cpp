@@ -120,7 +120,9 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
     case XOp::Unsupported:
       if (exec) {
         const auto& u = L_.P.unsupported[I.call];
-        faultAt(w, std::countr_zero(exec), I, "unsupported instruction: " + u.text + (u.why.empty() ? "" : " (" + u.why + ")"));
+        faultAt(w, std::countr_zero(exec), I,
+                std::string(u.invalid ? "invalid instruction: " : "unsupported instruction: ") + u.text +
+                    (u.why.empty() ? "" : " (" + u.why + ")"));
       }
       ++e.pc;
       return;
@@ -162,6 +164,15 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       case XOp::Ld: load(w, I, exec); break;
       case XOp::St: store(w, I, exec); break;
       case XOp::Atom: atomic(w, I, exec); break;
+      case XOp::CpAsync:
+        asyncCopy(w, I, exec);
+        break;
+      case XOp::CpAsyncCommit:
+        asyncCommit(w, exec);
+        break;
+      case XOp::CpAsyncWait:
+        asyncWait(w, I, exec);
+        break;
       case XOp::Shfl:
       case XOp::Vote:
       case XOp::Match:

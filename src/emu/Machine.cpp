@@ -474,6 +474,32 @@ void Launch::reportRace(const std::string& space, const Access& a, const Access&
   races.emplace(key, std::move(r));
 }
 
+void Launch::reportInFlightRace(const Access& a, const std::string& kind, uint32_t copyLine, uint32_t copyThread,
+                                const std::string& where) {
+  uint32_t la = std::min(a.line, copyLine), lb = std::max(a.line, copyLine);
+  const std::string copyKind = "cp.async in flight";
+  auto key = std::make_tuple(std::string("shared"), la, lb, a.line <= copyLine ? kind : copyKind,
+                             a.line <= copyLine ? copyKind : kind, false);
+  auto it = races.find(key);
+  if (it != races.end()) {
+    ++it->second.occurrences;
+    return;
+  }
+  RaceReport r;
+  r.space = "shared";
+  r.lineA = copyLine;
+  r.lineB = a.line;
+  r.kindA = copyKind;
+  r.kindB = kind;
+  r.occurrences = 1;
+  r.description =
+      "race on shared memory " + where + ": " + kind + " at " + P.fileName + ":" + std::to_string(a.line) +
+      " by thread " + std::to_string(a.thread) + " of CTA " + std::to_string(a.cta) + " while a cp.async at " +
+      P.fileName + ":" + std::to_string(copyLine) + " by thread " + std::to_string(copyThread) +
+      " may still write it (the copy lands when a cp.async.wait_group or wait_all of its thread completes its group)";
+  races.emplace(key, std::move(r));
+}
+
 void Launch::runAll(RunResult& result) {
   // What each CTA leaves behind; its runner (shared memory, warps, frames) is freed at once.
   struct CtaResult {
@@ -794,6 +820,37 @@ uint64_t CtaRunner::symbolAddress(Warp& w, const SymRef& s, int64_t offset, Stat
   }
 }
 
+bool CtaRunner::ordered(const Warp& w, const Access& o, const Access& a) const {
+  if (!o.valid || (o.thread == a.thread && o.cta == a.cta)) return true;
+  if (o.cta != a.cta) return false;  // different CTAs: nothing orders them but atomics
+  if (o.epoch != a.epoch) return true;
+  // The same warp: a synchronization of both lanes after the earlier access orders them.
+  if (o.warp == a.warp && !w.pairSync.empty() && w.pairSync[(o.thread % 32) * 32 + a.thread % 32] > o.warpEpoch)
+    return true;
+  return false;
+}
+
+std::string accessKind(const Access& x, bool isWrite) {
+  if (x.atomic) return "atomic";
+  if (x.async) return "cp.async write";
+  return std::string(x.strong ? "strong " : "") + (isWrite ? "write" : "read");
+}
+
+std::string raceWhere(uint64_t byte) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "at 0x%llx", static_cast<unsigned long long>(byte));
+  return buf;
+}
+
+void CtaRunner::checkInFlight(const Access& a, const std::string& kind, uint64_t addr, uint64_t size) {
+  for (uint64_t k = 0; k < size; ++k) {
+    auto it = inFlight_.find(addr + k);
+    if (it == inFlight_.end()) continue;
+    L_.reportInFlightRace(a, kind, it->second.line, it->second.thread, raceWhere(addr + k));
+    return;  // once per access
+  }
+}
+
 void CtaRunner::recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t addr, uint64_t size, int lane, bool write,
                              bool atomic) {
   bool shared = isSharedSpace(space);
@@ -808,27 +865,13 @@ void CtaRunner::recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t
   a.atomic = atomic;
   a.strong = atomic || I.strong;
   a.valid = true;
-  auto ordered = [&](const Access& o) {
-    if (!o.valid || (o.thread == a.thread && o.cta == a.cta)) return true;
-    if (o.cta != a.cta) return false;  // different CTAs: nothing orders them but atomics
-    if (o.epoch != a.epoch) return true;
-    // The same warp: a synchronization of both lanes after the earlier access orders them.
-    if (o.warp == a.warp && !w.pairSync.empty() && w.pairSync[(o.thread % 32) * 32 + a.thread % 32] > o.warpEpoch)
-      return true;
-    return false;
-  };
-  auto kind = [](const Access& x, bool isWrite) {
-    if (x.atomic) return std::string("atomic");
-    return std::string(x.strong ? "strong " : "") + (isWrite ? "write" : "read");
-  };
-  auto where = [](uint64_t byte) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "at 0x%llx", static_cast<unsigned long long>(byte));
-    return std::string(buf);
-  };
+  auto ordered = [&](const Access& o) { return this->ordered(w, o, a); };
+  auto where = [](uint64_t byte) { return raceWhere(byte); };
   std::unordered_map<uint64_t, Shadow>& shadow = shared ? sharedShadow_ : L_.globalShadow;
   const std::string spaceName = shared ? "shared" : "global";
   std::lock_guard<std::mutex> lock(L_.raceMutex);
+  // Shared bytes a cp.async may still write: any access races with the copy.
+  if (shared && !inFlight_.empty()) checkInFlight(a, accessKind(a, write), addr, size);
   // A write that races with earlier writes is a same-value race when it stores, at every byte
   // where it races, the byte the earlier write stored (the access as a whole, not byte by byte).
   bool same = write && storeBytes_;
@@ -840,9 +883,9 @@ void CtaRunner::recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t
   for (uint64_t k = 0; k < size; ++k) {
     Shadow& sh = shadow[addr + k];
     if (!ordered(sh.write) && !(sh.write.strong && a.strong)) {
-      L_.reportRace(spaceName, sh.write, a, kind(sh.write, true), kind(a, write), where(addr + k), same);
+      L_.reportRace(spaceName, sh.write, a, accessKind(sh.write, true), accessKind(a, write), where(addr + k), same);
     } else if (write && !ordered(sh.read) && !(sh.read.strong && a.strong)) {
-      L_.reportRace(spaceName, sh.read, a, kind(sh.read, false), kind(a, write), where(addr + k));
+      L_.reportRace(spaceName, sh.read, a, accessKind(sh.read, false), accessKind(a, write), where(addr + k));
     }
     if (write) {
       sh.write = a;
@@ -960,7 +1003,8 @@ class EmulatorImpl : public Emulator {
   std::vector<std::string> unsupportedInstructions() const override {
     std::vector<std::string> out;
     for (const auto& u : program_.unsupported)
-      out.push_back(program_.fileName + ":" + std::to_string(u.line) + ": " + u.function + ": " + u.text + (u.why.empty() ? "" : " (" + u.why + ")"));
+      out.push_back(program_.fileName + ":" + std::to_string(u.line) + ": " + u.function + ": " + u.text +
+                    (u.why.empty() ? "" : std::string(" (") + (u.invalid ? "invalid: " : "") + u.why + ")"));
     return out;
   }
 

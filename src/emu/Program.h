@@ -79,6 +79,9 @@ enum class XOp : uint16_t {
   Match,
   Redux,
   Activemask,
+  CpAsync,        // cp.async.ca/.cg.shared.global: DInst::call indexes DFunction::asyncCopies
+  CpAsyncCommit,  // cp.async.commit_group
+  CpAsyncWait,    // cp.async.wait_group N (DInst::call = N), cp.async.wait_all (DInst::waitAll)
   Unsupported,
 };
 
@@ -172,6 +175,7 @@ struct DInst {
   bool noResult = false;             // red: an atomic without a result
   bool symbolOperand = false;        // mov/cvta of a variable's address (addrSym, addrOffset)
   bool toSpace = false;              // cvta.to
+  bool waitAll = false;              // cp.async.wait_all: commit, then wait for every group
   // Memory.
   bool strong = false;               // ld/st that is memory-model strong (Instruction::memoryStrength)
   StateSpace space = StateSpace::Generic;
@@ -185,7 +189,8 @@ struct DInst {
   uint32_t target = kNoPc;
   uint32_t rpc = kNoPc;              // reconvergence point of a branch (bra, brx.idx)
   std::vector<uint32_t> targets;     // brx.idx
-  uint32_t call = 0;                 // index into DFunction::calls; Unsupported: into Program::unsupported
+  uint32_t call = 0;                 // index into DFunction::calls; Unsupported: into Program::unsupported;
+                                     // CpAsync: into DFunction::asyncCopies; CpAsyncWait: N
   // For messages and metrics.
   uint32_t line = 0;
   const Instruction* ir = nullptr;
@@ -199,6 +204,26 @@ struct DCall {
   uint32_t targetSlot = 0;           // register holding the function address
   std::vector<uint64_t> argOffsets;  // caller frame .param offsets of the arguments
   std::vector<uint64_t> retOffsets;  // caller frame .param offsets of the results
+};
+
+// An address operand `[reg+off]`, `[var+off]` or `[imm]`, decoded.
+struct DAddress {
+  bool fromReg = false;
+  uint32_t slot = 0;   // the register, when fromReg
+  SymRef sym;          // the variable, when named (Kind::None: `[imm]` or a register)
+  int64_t offset = 0;
+};
+
+// The operands of a cp.async (non-bulk): the destination is DInst's address (shared space),
+// the source is `src` (global space).
+struct DAsyncCopy {
+  DAddress src;
+  uint8_t cpSize = 16;  // 4, 8 or 16 bytes land at the destination
+  // src-size (a u32 register or constant: bytes read from the source, the rest zero) or
+  // ignore-src (a predicate: when true, nothing is read and zeros land).
+  enum class Fill : uint8_t { None, SrcSize, IgnoreSrc } fill = Fill::None;
+  uint32_t fillSlot = 0;
+  bool fillNegated = false;  // `!%p` as ignore-src
 };
 
 struct DFunction {
@@ -222,6 +247,7 @@ struct DFunction {
   std::vector<uint64_t> paramAligns;   // each parameter's natural alignment (a kernel's: in its parameter block)
   std::vector<uint64_t> retSizes;
   std::vector<DCall> calls;
+  std::vector<DAsyncCopy> asyncCopies;
 };
 
 struct DGlobal {
@@ -254,6 +280,7 @@ struct Program {
   struct Unsupported {
     uint32_t line = 0;
     std::string function, text, why;
+    bool invalid = false;  // not valid PTX (a cp.async with a cp-size the ISA does not allow): ptxas rejects it too
   };
   std::vector<Unsupported> unsupported;
 };

@@ -210,6 +210,8 @@ class Gen {
   void genExchange(const Ctx& c);      // CTA-wide exchange through shared or global memory
   void readSharedRow(const Value& thread, unsigned w, const Ctx& c);  // word w of thread's shared row
   void genSplitExchange(const Ctx& c);  // CTA-wide exchange, first barrier split over a warp-level branch
+  void genAsyncExchange(const Ctx& c);  // CTA-wide exchange whose rows cp.async fills
+  Value partnerThread();                // a thread of the CTA to exchange with (exchanges)
   void genWarpExchange(const Ctx& c);  // warp-wide exchange through shared + bar.warp.sync
   void genSplitCollective(const Ctx& c);
   void emitSplitSync(const Value& p, unsigned w, unsigned storePercent, const std::string& sync, const char* hint);

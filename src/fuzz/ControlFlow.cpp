@@ -15,7 +15,7 @@ namespace {
 enum Stmt : unsigned {
   kArith, kGuarded, kSelect, kLoad, kStore, kLocal, kAtomic, kOwnShared, kExchange, kSplitExchange, kWarpExchange, kSnapshot,
   kWarpOp, kBarrier, kBarRed, kFence, kIf, kChain, kLoop, kSwitch, kGotoTail, kIntoElse, kIrreducible, kExit,
-  kCall, kBreakCont, kCount
+  kCall, kBreakCont, kAsyncExchange, kCount
 };
 
 }  // namespace
@@ -90,6 +90,8 @@ void Gen::genStmt(const Ctx& c, unsigned budget) {
     w[kExchange] *= 2;
     w[kSplitExchange] = bar ? 3 : 0;
   }
+  // Asynchronous-copy exchanges only when asked for: other seeds keep their kernels.
+  if (opts.asyncCopies) w[kAsyncExchange] = bar ? (opts.barrierHeavy ? 8 : 4) : 0;
   if (opts.switchHeavy && budget >= 4 && c.ifDepth < opts.maxIfDepth) w[kSwitch] = 20;
   if (opts.ifElseHeavy) {
     w[kIf] *= 3;
@@ -117,6 +119,7 @@ void Gen::genStmt(const Ctx& c, unsigned budget) {
     case kOwnShared: genOwnShared(c); break;
     case kExchange: genExchange(c); break;
     case kSplitExchange: genSplitExchange(c); break;
+    case kAsyncExchange: genAsyncExchange(c); break;
     case kWarpExchange: genWarpExchange(c); break;
     case kSnapshot: genAccSnapshot(c); break;
     case kWarpOp: genWarpOp(c); break;

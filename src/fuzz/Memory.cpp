@@ -481,6 +481,45 @@ void Gen::readSharedRow(const Value& thread, unsigned w, const Ctx& c) {
   emit(fmt::format("ld.shared.u32 \t{}, [{}+{}]", d.text, a.text, 4 * w));
 }
 
+// The partner thread of an exchange: a permutation of the CTA, or anything in range.
+Value Gen::partnerThread() {
+  const Env& e = fn_->env;
+  unsigned B = threads();
+  Value p = newReg(Kind::B32, Uni::Div);
+  switch (rng.below(5)) {
+    case 0:
+      if ((B & (B - 1)) == 0) {
+        emit(fmt::format("xor.b32 \t{}, {}, {}", p.text, e.tid.text, rng.range(1, B - 1)));
+      } else {
+        Value t = newReg(Kind::B32, Uni::Div);
+        emit(fmt::format("xor.b32 \t{}, {}, {}", t.text, e.tid.text, rng.range(1, 31)));
+        emit(fmt::format("rem.u32 \t{}, {}, {}", p.text, t.text, B));
+      }
+      break;
+    case 1: {
+      Value t = newReg(Kind::B32, Uni::Div);
+      emit(fmt::format("add.s32 \t{}, {}, {}", t.text, e.tid.text, rng.range(1, B - 1)));
+      emit(fmt::format("rem.u32 \t{}, {}, {}", p.text, t.text, B));
+      break;
+    }
+    case 2:
+      emit(fmt::format("sub.s32 \t{}, {}, {}", p.text, B - 1, e.tid.text));
+      break;
+    case 3: {  // data-dependent
+      Value x = pickReg(Kind::B32, Uni::Div);
+      emit(fmt::format("rem.u32 \t{}, {}, {}", p.text, x.text, B));
+      break;
+    }
+    default: {  // the same lane of the next warp
+      Value t = newReg(Kind::B32, Uni::Div);
+      emit(fmt::format("add.s32 \t{}, {}, 32", t.text, e.tid.text));
+      emit(fmt::format("rem.u32 \t{}, {}, {}", p.text, t.text, B));
+      break;
+    }
+  }
+  return p;
+}
+
 void Gen::genExchange(const Ctx& c) {
   const Env& e = fn_->env;
   if (!barriersOk(c) || !e.shRow) {
@@ -488,40 +527,7 @@ void Gen::genExchange(const Ctx& c) {
     return;
   }
   unsigned B = threads();
-  // The partner thread: a permutation of the CTA, or anything in range.
-  auto partner = [&]() {
-    Value p = newReg(Kind::B32, Uni::Div);
-    switch (rng.below(5)) {
-      case 0:
-        if ((B & (B - 1)) == 0) {
-          emit(fmt::format("xor.b32 \t{}, {}, {}", p.text, e.tid.text, rng.range(1, B - 1)));
-        } else {
-          Value t = newReg(Kind::B32, Uni::Div);
-          emit(fmt::format("xor.b32 \t{}, {}, {}", t.text, e.tid.text, rng.range(1, 31)));
-          emit(fmt::format("rem.u32 \t{}, {}, {}", p.text, t.text, B));
-        }
-        break;
-      case 1: {
-        Value t = newReg(Kind::B32, Uni::Div);
-        emit(fmt::format("add.s32 \t{}, {}, {}", t.text, e.tid.text, rng.range(1, B - 1)));
-        emit(fmt::format("rem.u32 \t{}, {}, {}", p.text, t.text, B));
-        break;
-      }
-      case 2: emit(fmt::format("sub.s32 \t{}, {}, {}", p.text, B - 1, e.tid.text)); break;
-      case 3: {  // data-dependent
-        Value x = pickReg(Kind::B32, Uni::Div);
-        emit(fmt::format("rem.u32 \t{}, {}, {}", p.text, x.text, B));
-        break;
-      }
-      default: {  // the same lane of the next warp
-        Value t = newReg(Kind::B32, Uni::Div);
-        emit(fmt::format("add.s32 \t{}, {}, 32", t.text, e.tid.text));
-        emit(fmt::format("rem.u32 \t{}, {}, {}", p.text, t.text, B));
-        break;
-      }
-    }
-    return p;
-  };
+  auto partner = [&]() { return partnerThread(); };
   switch (rng.weighted({50, e.scr ? 15u : 0u, usesDynShared ? 15u : 0u, 20})) {
     case 0: {  // shared rows
       unsigned w = static_cast<unsigned>(rng.below(kRowWords));
@@ -598,6 +604,71 @@ void Gen::genExchange(const Ctx& c) {
       break;
     }
   }
+}
+
+// A CTA-wide exchange whose rows asynchronous copies fill (GeneratorOptions::asyncCopies): the
+// thread's shared row gets 16 bytes of the integer input by cp.async -- one .cg copy, a .ca copy
+// with a src-size constant or register (the rest zero-filled), a .cg copy with an ignore-src
+// predicate (zeros), or an 8-byte and two 4-byte .ca copies --, the group is committed and
+// waited for, and only then does the barrier make it visible to the partner. The barrier after
+// the wait and the one after the read are both needed (a landing, then a row the next exchange
+// overwrites): dead-sync must keep them; ptxrun reports a race without either.
+void Gen::genAsyncExchange(const Ctx& c) {
+  const Env& e = fn_->env;
+  if (!barriersOk(c) || !e.shRow || !e.inI) {
+    genArith(c);
+    return;
+  }
+  Value idx = genIndex(c, Uni::Div, inCount / 4, rng.chance(70));
+  Value src = address(e.inI, idx, 16);
+  const std::string row = e.shRow.text;
+  switch (rng.below(5)) {
+    case 0:
+      emit(fmt::format("cp.async.cg.shared.global \t[{}], [{}], 16", row, src.text));
+      break;
+    case 1:
+      emit(fmt::format("cp.async.ca.shared.global{} \t[{}], [{}], 16, {}", rng.chance(50) ? ".L2::128B" : "", row,
+                       src.text, rng.below(17)));
+      break;
+    case 2: {
+      Value n = newReg(Kind::B32, Uni::Div);
+      emit(fmt::format("and.b32 \t{}, {}, 15", n.text, pickReg(Kind::B32, Uni::Div).text));
+      emit(fmt::format("cp.async.cg.shared.global \t[{}], [{}], 16, {}", row, src.text, n.text));
+      break;
+    }
+    case 3: {
+      Value t = newReg(Kind::B32, Uni::Div);
+      emit(fmt::format("and.b32 \t{}, {}, {}", t.text, pickReg(Kind::B32, Uni::Div).text,
+                       rng.pick<unsigned>({1, 2, 4})));
+      Value p = newReg(Kind::Pred, Uni::Div);
+      emit(fmt::format("setp.ne.u32 \t{}, {}, 0", p.text, t.text));
+      emit(fmt::format("cp.async.cg.shared.global \t[{}], [{}], 16, {}", row, src.text, p.text));
+      break;
+    }
+    default:
+      emit(fmt::format("cp.async.ca.shared.global \t[{}], [{}], 8", row, src.text));
+      emit(fmt::format("cp.async.ca.shared.global \t[{}+8], [{}+8], 4", row, src.text));
+      emit(fmt::format("cp.async.ca.shared.global \t[{}+12], [{}+12], 4", row, src.text));
+      break;
+  }
+  switch (rng.below(3)) {
+    case 0:
+      emit("cp.async.commit_group");
+      emit("cp.async.wait_group \t0");
+      break;
+    case 1:
+      emit("cp.async.wait_all");
+      break;
+    default:  // the copies' group, an empty one after it, and a wait that leaves the empty one
+      emit("cp.async.commit_group");
+      emit("cp.async.commit_group");
+      emit("cp.async.wait_group \t1");
+      break;
+  }
+  barrier();
+  readSharedRow(partnerThread(), static_cast<unsigned>(rng.below(kRowWords)), c);
+  barrier();
+  shape("exchange.cp_async");
 }
 
 // The two sides of `@p bra`, joined again: each may store a value to the thread's row word `w`

@@ -4,7 +4,8 @@
 // Every instruction is classified by what it may read and write in shared and in global
 // memory (a generic access counts as both; local, param and const accesses do not count;
 // atomics read and write; anything the memory-space analysis cannot place, an opaque
-// instruction or a call counts as every access). A forward dataflow gives, before each
+// instruction, an asynchronous memory operation -- OpFlag::AsyncMemory: a cp.async, its commit
+// and its wait, where the copy lands -- or a call counts as every access). A forward dataflow gives, before each
 // barrier, the accesses on some path from the previous barrier or the function entry (loop back
 // edges carry the end of an iteration to the top of the next); a backward one gives the
 // accesses after it up to the next barrier or an exit. A barrier goes only when, in each space,

@@ -77,6 +77,9 @@ void addRun(CLI::App& app, RunCommand& c) {
   run->add_flag("--ifelse-heavy", c.ifElseHeavy, "generate three times the conditionals, twice the arithmetic (if-conversion)");
   run->add_flag("--nesting-heavy", c.nestingHeavy, "generate conditionals inside conditionals: six times the nested ifs, longer arms, fewer loops and gotos (mask-regions)");
   run->add_flag("--switch-heavy", c.switchHeavy, "generate five times the switches, in more shapes, half of them assigning constants (switch-opt)");
+  run->add_flag(
+      "--async-copies", c.asyncCopies,
+      "generate exchanges through cp.async (copy, commit_group, wait_group, barrier) where barriers are allowed");
   run->add_option("--random-schedules", c.randomSchedules,
                   "also run both modules under N random warp schedules with the race check (default 0)");
   run->add_option("--ptxas-timeout", c.ptxasTimeout,
@@ -166,6 +169,7 @@ int runRun(const RunCommand& c) {
     g.ifElseHeavy = c.ifElseHeavy;
     g.switchHeavy = c.switchHeavy;
     g.nestingHeavy = c.nestingHeavy;
+    g.asyncCopies = c.asyncCopies;
     source.make = [g](uint64_t seed, std::string& name, std::string& ptx, emu::LaunchSpec& spec, std::string& error) {
       fuzz::GeneratedKernel k = fuzz::generateKernel(seed, g);
       name = k.name;

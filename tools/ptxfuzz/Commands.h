@@ -28,6 +28,7 @@ struct RunCommand {
   bool ifElseHeavy = false;
   bool switchHeavy = false;
   bool nestingHeavy = false;
+  bool asyncCopies = false;
   std::string size = "random";
   std::string kernel, launch;       // one given kernel instead of generated ones
   bool quiet = false;

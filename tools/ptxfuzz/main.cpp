@@ -35,6 +35,7 @@ struct GenOptions {
   bool ifElseHeavy = false;
   bool switchHeavy = false;
   bool nestingHeavy = false;
+  bool asyncCopies = false;
   bool stats = false;
 };
 
@@ -49,6 +50,8 @@ void addGen(CLI::App& app, GenOptions& o) {
   gen->add_flag("--ifelse-heavy", o.ifElseHeavy, "three times the conditionals, twice the arithmetic (if-conversion)");
   gen->add_flag("--nesting-heavy", o.nestingHeavy, "conditionals inside conditionals: six times the nested ifs, longer arms, fewer loops and gotos");
   gen->add_flag("--switch-heavy", o.switchHeavy, "five times the switches, in more shapes, half of them assigning constants");
+  gen->add_flag("--async-copies", o.asyncCopies,
+                "exchanges through cp.async (copy, commit_group, wait_group, barrier)");
   gen->add_flag("--no-approx", o.noApprox, "no .approx or transcendental float operations");
   gen->add_flag("--no-calls", o.noCalls, "no .func callees");
   gen->add_flag("--convergence-dependent", o.convergenceDependent,
@@ -64,6 +67,7 @@ int runGen(const GenOptions& o) {
   g.ifElseHeavy = o.ifElseHeavy;
   g.switchHeavy = o.switchHeavy;
   g.nestingHeavy = o.nestingHeavy;
+  g.asyncCopies = o.asyncCopies;
   g.useWarpSz = !o.noWarpSz;
   g.approxMath = !o.noApprox;
   g.calls = !o.noCalls;

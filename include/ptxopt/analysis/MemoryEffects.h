@@ -1,8 +1,10 @@
 // What code may do to the memory other threads see: read and write shared memory, read and
 // write global memory, as four bits. The memory-space analysis places each access (a generic
 // access it cannot place counts as both spaces); local, param and const accesses do not count;
-// atomics and `red` read and write; an opaque instruction, a memory instruction without an
-// address the analysis understands, and an unknown callee count as everything. Calls count as
+// atomics and `red` read and write; an opaque instruction, an asynchronous memory operation
+// (OpFlag::AsyncMemory: a cp.async, its commit and its wait, where the copy lands), a memory
+// instruction without an address the analysis understands, and an unknown callee count as
+// everything. Calls count as
 // their callee's summary: computed for every function of a module, bottom-up over the call
 // graph (recursion included), before any function is changed. dead-sync reads these.
 //

@@ -62,6 +62,12 @@ struct GeneratorOptions {
   // and guards), half the loops, gotos and irreducible pieces (which keep a region from being
   // flattened): kernels for mask-regions. Off: the default draws.
   bool nestingHeavy = false;
+  // Exchanges through asynchronous copies where barriers are allowed: each thread fills its
+  // shared row from the integer input with cp.async (.cg 16 bytes, .ca 4 and 8, a src-size
+  // constant or register, an ignore-src predicate), commits and waits (wait_group 0, wait_all,
+  // or wait_group 1 behind an empty group), then a barrier, a partner's row word, a barrier:
+  // kernels for dead-sync and ptxrun's asynchronous copies. Off: the default draws.
+  bool asyncCopies = false;
 };
 
 struct GeneratedKernel {

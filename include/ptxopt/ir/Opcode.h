@@ -54,6 +54,15 @@ enum : uint32_t {
   // or comparing: memory-space tracing (analysis/MemorySpace.cpp) takes it as no address (an
   // access through it counts as generic).
   NotAddress = 1u << 24,
+  // Part of an asynchronous memory operation: it starts an access that may complete after the
+  // instruction, or commits or waits for such accesses (the wait is where the data lands). The
+  // `cp` family (cp.async and its commit_group/wait_group/wait_all, cp.async.bulk,
+  // cp.reduce.async.bulk), st.async, red.async, wgmma and tcgen05 (shared-memory operands read
+  // asynchronously) and mbarrier (the waits that complete bulk copies). One fact, two users:
+  // ptxrun's race checker keeps the bytes of an issued copy in flight until its wait completes
+  // it, and dead-sync counts every such instruction as every access wherever it stands (its
+  // issue, its commit and its wait), so the barriers that order a landing stay.
+  AsyncMemory = 1u << 25,
 };
 }  // namespace OpFlag
 
