@@ -103,6 +103,48 @@ void CtaRunner::store(Warp& w, const DInst& I, uint32_t exec) {
   });
 }
 
+// tex through a texture object: each lane's handle names a texture of the launch's global
+// memory (GlobalMemory::texture); the texels must still lie in one live allocation.
+void CtaRunner::texture(Warp& w, const DInst& I, uint32_t exec) {
+  Frame* f = w.stack.back().frame;
+  const uint64_t* handles = f->slot(I.src[0]);
+  const unsigned first = I.texLayered ? 2 : 1;  // the first coordinate's source
+  uint64_t lastHandle = 0;
+  const TextureDesc* d = nullptr;
+  const uint8_t* texels = nullptr;
+  forLanes(exec, [&](int lane) {
+    const uint64_t h = handles[lane];
+    if (!d || h != lastHandle) {
+      d = L_.global->texture(h);
+      if (!d) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(h));
+        faultAt(w, lane, I, std::string("texture handle ") + buf +
+                                (L_.global->textureDestroyed(h) ? " names a destroyed texture object" : " is not a texture object"));
+      }
+      if (d->dims != I.texDims || d->layered != I.texLayered)
+        faultAt(w, lane, I, "a " + std::string(I.texLayered ? "layered " : "") + std::to_string(I.texDims) +
+                                "D fetch from a texture that is " + describeTexture(*d));
+      texels = L_.global->find(d->base, d->spanBytes());
+      if (!texels) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(d->base));
+        faultAt(w, lane, I, "the texels of texture " + std::to_string(h) + " (" + describeTexture(*d) + " at " + buf +
+                                ") are not in device memory: " + L_.global->describe(d->base));
+      }
+      lastHandle = h;
+    }
+    uint32_t coords[3] = {0, 0, 0};
+    for (unsigned k = 0; k < I.texDims; ++k) coords[k] = static_cast<uint32_t>(f->slot(I.src[first + k])[lane]);
+    const int32_t layer = I.texLayered ? static_cast<int32_t>(f->slot(I.src[1])[lane]) : 0;
+    uint32_t out[4];
+    fetchTexture(*d, texels, I.texIntCoords, coords, layer, out);
+    const bool sext = I.t == ScalarType::S32;
+    for (unsigned c = 0; c < 4 && c < I.ndst; ++c)
+      f->slot(I.dst[c])[lane] = sext ? static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(out[c]))) : out[c];
+  });
+}
+
 void CtaRunner::atomic(Warp& w, const DInst& I, uint32_t exec) {
   Frame* f = w.stack.back().frame;
   const MemRef a = memRefOf(w, I);

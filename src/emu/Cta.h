@@ -148,6 +148,7 @@ class CtaRunner {
   void load(Warp& w, const DInst& I, uint32_t exec);
   void store(Warp& w, const DInst& I, uint32_t exec);
   void atomic(Warp& w, const DInst& I, uint32_t exec);
+  void texture(Warp& w, const DInst& I, uint32_t exec);
   void call(Warp& w, const DInst& I, uint32_t exec);
   void printf(Warp& w, const DInst& I, const DCall& c, uint32_t exec);
   void warpCollective(Warp& w, const DInst& I, uint32_t exec);

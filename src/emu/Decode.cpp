@@ -28,7 +28,7 @@ uint64_t naturalAlign(const Variable& v) {
 // sub-operation. Opcodes not listed are not emulated.
 enum class Family : uint8_t {
   None, Move, Arith, Bit, Sad, Dp, Compare, Select, Slct, Convert, Cvta, Isspacep, Load, Store, Atomic,
-  Branch, BranchIndexed, Call, Return, Exit, Trap, Barrier, WarpSync, Shuffle, Vote, Match, Redux, Activemask, Nop,
+  Branch, BranchIndexed, Call, Return, Exit, Trap, Barrier, WarpSync, Shuffle, Vote, Match, Redux, Activemask, Nop, Texture,
 };
 struct OpDecode {
   Family family = Family::None;
@@ -262,6 +262,7 @@ class Decoder {
   bool decodeWarp(const Instruction& inst, Family family, DInst& di);
   bool decodeAddress(const Operand& o, DInst& di);
   bool decodeCall(DFunction& f, const Instruction& inst, DInst& di);
+  bool decodeTexture(DFunction& f, const Instruction& inst, DInst& di);
 
   static constexpr uint32_t kSpecialBase = 0x40000000u;
   static constexpr uint32_t kSinkSlot = 0x7FFFFFF0u;
@@ -503,6 +504,59 @@ bool Decoder::decodeCall(DFunction& f, const Instruction& inst, DInst& di) {
   return true;
 }
 
+// tex.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32} {d0, d1, d2, d3}, [handle, {coords}]: a
+// texture object in a .u64 register (or an immediate); a layered form's layer index (.s32)
+// comes first among the coordinates, and a 3D or .a2d form has a fourth, unused coordinate.
+bool Decoder::decodeTexture(DFunction& f, const Instruction& inst, DInst& di) {
+  int dims = 0;
+  bool layered = false;
+  for (Mod m : inst.mods()) {
+    std::string_view name = modName(m, m_.strings());
+    if (name == ".1d") dims = 1;
+    else if (name == ".2d") dims = 2;
+    else if (name == ".3d") dims = 3;
+    else if (name == ".a1d") dims = 1, layered = true;
+    else if (name == ".a2d") dims = 2, layered = true;
+    else if (name == ".cube" || name == ".acube" || name == ".2dms" || name == ".a2dms" || name == ".level" ||
+             name == ".grad" || name == ".base")
+      return fail("tex" + std::string(name) + " is not emulated");
+  }
+  if (!dims) return fail("tex without a geometry (.1d, .2d, .3d, .a1d, .a2d)");
+  if (inst.vectorWidth() != 4) return fail("tex results other than .v4 are not emulated");
+  const ScalarType dt = inst.type(0), ct = inst.type(1);
+  if (dt != ScalarType::F32 && dt != ScalarType::S32 && dt != ScalarType::U32)
+    return fail("tex results of type " + std::string(typeName(dt)) + " are not emulated (.f32, .s32, .u32)");
+  if (ct != ScalarType::F32 && ct != ScalarType::S32) return fail("tex coordinates must be .f32 or .s32");
+  if (inst.numOperands() != 2) return fail("tex with a predicate result, an offset or a depth comparison is not emulated");
+  const Operand& res = inst.operand(0);
+  const Operand& addr = inst.operand(1);
+  if (res.kind != OperandKind::Vector || res.aux != 4) return fail("tex needs a vector of four results");
+  for (const Operand& e : inst.elements(res))
+    if (!dstSlot(e, di.dst[di.ndst++])) return false;
+  if (addr.kind != OperandKind::Bracket || addr.aux != 2)
+    return fail("tex needs [texture, {coordinates}] (texture references and separate samplers are not emulated)");
+  const Operand& handle = inst.elements(addr)[0];
+  const Operand& coords = inst.elements(addr)[1];
+  if (handle.kind != OperandKind::Reg && handle.kind != OperandKind::Imm)
+    return fail("tex through a texture reference (a .texref name) is not emulated; use a texture object");
+  if (!srcSlot(f, handle, ScalarType::U64, di.src[di.nsrc++])) return false;
+  std::vector<Operand> cs;
+  if (coords.kind == OperandKind::Vector) {
+    for (const Operand& e : inst.elements(coords)) cs.push_back(e);
+  } else {
+    cs.push_back(coords);
+  }
+  const size_t need = static_cast<size_t>(dims + (layered ? 1 : 0));
+  if (cs.size() < need) return fail("tex needs " + std::to_string(need) + " coordinates");
+  for (size_t k = 0; k < need; ++k)
+    if (!srcSlot(f, cs[k], layered && k == 0 ? ScalarType::S32 : ct, di.src[di.nsrc++])) return false;
+  di.op = XOp::Tex;
+  di.texDims = static_cast<uint8_t>(dims);
+  di.texLayered = layered;
+  di.texIntCoords = ct == ScalarType::S32;
+  return true;
+}
+
 // ---- instructions -------------------------------------------------------------------------
 
 // Register slots of every operand, in operand order, from the instruction's operand shape
@@ -592,7 +646,7 @@ const OpDecode& decodeOf(Opcode op) {
     set(Opcode::Bar, Family::Barrier), set(Opcode::Barrier, Family::Barrier), set(Opcode::BarWarpSync, Family::WarpSync);
     set(Opcode::ShflSync, Family::Shuffle), set(Opcode::Shfl, Family::Shuffle), set(Opcode::VoteSync, Family::Vote);
     set(Opcode::Vote, Family::Vote), set(Opcode::Match, Family::Match), set(Opcode::ReduxSync, Family::Redux);
-    set(Opcode::Activemask, Family::Activemask);
+    set(Opcode::Activemask, Family::Activemask), set(Opcode::Tex, Family::Texture);
     // No effect a single launch can observe: fences, prefetches, sleeps, profiler events, and
     // programmatic dependent launch (no prerequisite grid; launching dependents early is a hint).
     for (Opcode op : {Opcode::Membar, Opcode::Fence, Opcode::Prefetch, Opcode::Prefetchu, Opcode::Nanosleep,
@@ -617,6 +671,7 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
   const OpDecode& d = decodeOf(inst.opcode());
   if (d.family == Family::None) return fail("not emulated");
   if (d.family == Family::Call) return decodeCall(f, inst, di);
+  if (d.family == Family::Texture) return decodeTexture(f, inst, di);
   if (!decodeOperands(f, inst, di)) return false;
   di.ftz = inst.has(Mod::Ftz);
   di.sat = inst.has(Mod::Sat);

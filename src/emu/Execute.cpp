@@ -162,6 +162,7 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       case XOp::Ld: load(w, I, exec); break;
       case XOp::St: store(w, I, exec); break;
       case XOp::Atom: atomic(w, I, exec); break;
+      case XOp::Tex: texture(w, I, exec); break;
       case XOp::Shfl:
       case XOp::Vote:
       case XOp::Match:

@@ -79,6 +79,7 @@ enum class XOp : uint16_t {
   Match,
   Redux,
   Activemask,
+  Tex,          // tex.1d/2d/3d/a1d/a2d through a texture object handle
   Unsupported,
 };
 
@@ -172,6 +173,10 @@ struct DInst {
   bool noResult = false;             // red: an atomic without a result
   bool symbolOperand = false;        // mov/cvta of a variable's address (addrSym, addrOffset)
   bool toSpace = false;              // cvta.to
+  // tex: coordinates per texel (1-3), a layer index first (.a1d/.a2d), integer coordinates.
+  uint8_t texDims = 0;
+  bool texLayered = false;
+  bool texIntCoords = false;
   // Memory.
   bool strong = false;               // ld/st that is memory-model strong (Instruction::memoryStrength)
   StateSpace space = StateSpace::Generic;
