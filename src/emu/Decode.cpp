@@ -28,7 +28,7 @@ uint64_t naturalAlign(const Variable& v) {
 // sub-operation. Opcodes not listed are not emulated.
 enum class Family : uint8_t {
   None, Move, Arith, Bit, Sad, Dp, Compare, Select, Slct, Convert, Cvta, Isspacep, Load, Store, Atomic,
-  Branch, BranchIndexed, Call, Return, Exit, Trap, Barrier, WarpSync, Shuffle, Vote, Match, Redux, Activemask, Nop, Texture,
+  Branch, BranchIndexed, Call, Return, Exit, Trap, Barrier, WarpSync, Shuffle, Vote, Match, Redux, Activemask, Nop, Texture, Surface,
 };
 struct OpDecode {
   Family family = Family::None;
@@ -263,6 +263,7 @@ class Decoder {
   bool decodeAddress(const Operand& o, DInst& di);
   bool decodeCall(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeTexture(DFunction& f, const Instruction& inst, DInst& di);
+  bool decodeSurface(DFunction& f, const Instruction& inst, DInst& di);
 
   static constexpr uint32_t kSpecialBase = 0x40000000u;
   static constexpr uint32_t kSinkSlot = 0x7FFFFFF0u;
@@ -557,6 +558,66 @@ bool Decoder::decodeTexture(DFunction& f, const Instruction& inst, DInst& di) {
   return true;
 }
 
+// suld.b.{1d,2d,3d,a1d,a2d}{.v2,.v4}.{b8,b16,b32,b64}{.trap,.clamp,.zero} {d...}, [surf, {coords}]
+// and sust.b... [surf, {coords}], {a...}: a surface object in a .u64 register; x is in bytes,
+// the other coordinates in rows and slices; a layered form's layer comes first.
+bool Decoder::decodeSurface(DFunction& f, const Instruction& inst, DInst& di) {
+  const bool store = inst.is(Opcode::Sust);
+  int dims = 0;
+  bool layered = false, raw = false;
+  di.surfaceOob = 0;
+  for (Mod m : inst.mods()) {
+    std::string_view name = modName(m, m_.strings());
+    if (name == ".1d") dims = 1;
+    else if (name == ".2d") dims = 2;
+    else if (name == ".3d") dims = 3;
+    else if (name == ".a1d") dims = 1, layered = true;
+    else if (name == ".a2d") dims = 2, layered = true;
+    else if (name == ".b") raw = true;
+    else if (name == ".trap") di.surfaceOob = 0;
+    else if (name == ".clamp") di.surfaceOob = 1;
+    else if (name == ".zero") di.surfaceOob = 2;
+    else if (name == ".p") return fail(std::string(store ? "sust" : "suld") + ".p (formatted access) is not emulated");
+  }
+  if (!raw) return fail("surface access without .b is not emulated");
+  if (!dims) return fail("surface access without a geometry (.1d, .2d, .3d, .a1d, .a2d)");
+  const unsigned bits = typeBits(inst.type(0));
+  if (bits != 8 && bits != 16 && bits != 32 && bits != 64) return fail("surface elements are .b8, .b16, .b32 or .b64");
+  di.vec = static_cast<uint8_t>(inst.vectorWidth());
+  di.elemBytes = static_cast<uint8_t>(bits / 8);
+  if (inst.numOperands() != 2) return fail("surface access with other operands is not emulated");
+  const Operand& addr = inst.operand(store ? 0 : 1);
+  const Operand& data = inst.operand(store ? 1 : 0);
+  if (addr.kind != OperandKind::Bracket || addr.aux != 2) return fail("surface access needs [surface, {coordinates}]");
+  const Operand& handle = inst.elements(addr)[0];
+  const Operand& coords = inst.elements(addr)[1];
+  if (handle.kind != OperandKind::Reg && handle.kind != OperandKind::Imm)
+    return fail("surface references (.surfref names) are not emulated; use a surface object");
+  if (!srcSlot(f, handle, ScalarType::U64, di.src[di.nsrc++])) return false;
+  std::vector<Operand> cs, ds;
+  if (coords.kind == OperandKind::Vector) {
+    for (const Operand& e : inst.elements(coords)) cs.push_back(e);
+  } else {
+    cs.push_back(coords);
+  }
+  if (data.kind == OperandKind::Vector) {
+    for (const Operand& e : inst.elements(data)) ds.push_back(e);
+  } else {
+    ds.push_back(data);
+  }
+  const size_t need = static_cast<size_t>(dims + (layered ? 1 : 0));
+  if (cs.size() < need) return fail("surface access needs " + std::to_string(need) + " coordinates");
+  if (ds.size() != di.vec) return fail("surface access with " + std::to_string(ds.size()) + " values for .v" + std::to_string(di.vec));
+  for (size_t k = 0; k < need; ++k)
+    if (!srcSlot(f, cs[k], ScalarType::S32, di.src[di.nsrc++])) return false;
+  for (const Operand& e : ds)
+    if (store ? !srcSlot(f, e, inst.type(0), di.src[di.nsrc++]) : !dstSlot(e, di.dst[di.ndst++])) return false;
+  di.op = store ? XOp::Sust : XOp::Suld;
+  di.texDims = static_cast<uint8_t>(dims);
+  di.texLayered = layered;
+  return true;
+}
+
 // ---- instructions -------------------------------------------------------------------------
 
 // Register slots of every operand, in operand order, from the instruction's operand shape
@@ -647,6 +708,7 @@ const OpDecode& decodeOf(Opcode op) {
     set(Opcode::ShflSync, Family::Shuffle), set(Opcode::Shfl, Family::Shuffle), set(Opcode::VoteSync, Family::Vote);
     set(Opcode::Vote, Family::Vote), set(Opcode::Match, Family::Match), set(Opcode::ReduxSync, Family::Redux);
     set(Opcode::Activemask, Family::Activemask), set(Opcode::Tex, Family::Texture);
+    set(Opcode::Suld, Family::Surface), set(Opcode::Sust, Family::Surface);
     // No effect a single launch can observe: fences, prefetches, sleeps, profiler events, and
     // programmatic dependent launch (no prerequisite grid; launching dependents early is a hint).
     for (Opcode op : {Opcode::Membar, Opcode::Fence, Opcode::Prefetch, Opcode::Prefetchu, Opcode::Nanosleep,
@@ -672,6 +734,7 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
   if (d.family == Family::None) return fail("not emulated");
   if (d.family == Family::Call) return decodeCall(f, inst, di);
   if (d.family == Family::Texture) return decodeTexture(f, inst, di);
+  if (d.family == Family::Surface) return decodeSurface(f, inst, di);
   if (!decodeOperands(f, inst, di)) return false;
   di.ftz = inst.has(Mod::Ftz);
   di.sat = inst.has(Mod::Sat);

@@ -163,6 +163,8 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       case XOp::St: store(w, I, exec); break;
       case XOp::Atom: atomic(w, I, exec); break;
       case XOp::Tex: texture(w, I, exec); break;
+      case XOp::Suld:
+      case XOp::Sust: surface(w, I, exec); break;
       case XOp::Shfl:
       case XOp::Vote:
       case XOp::Match:

@@ -189,17 +189,19 @@ TexAddressMode addressMode(const json& j, const std::string& field) {
 
 // {"type", "channels", "extent", "layered", "resource", "pitch", "init", "filter", "address",
 //  "normalized_coords", "read", "border_color"}
-void textureParam(const json& t, const std::string& field, const std::string& dir, ParamSpec& p) {
+// A surface ("surface": {...}) takes the first five fields only: packed texels, no sampler.
+void textureParam(const json& t, const std::string& field, const std::string& dir, ParamSpec& p, bool surface) {
   if (!t.is_object()) fail(field, "expected an object");
   for (auto& [key, val] : t.items()) {
-    static const char* kKnown[] = {"type", "channels", "extent", "layered", "resource", "pitch", "init", "filter",
+    static const char* kKnown[] = {"type", "channels", "extent", "layered", "init", "resource", "pitch", "filter",
                                    "address", "normalized_coords", "read", "border_color"};
     bool known = false;
-    for (const char* k : kKnown) known |= key == k;
-    if (!known) fail(field + "." + key, "unknown field");
+    for (size_t k = 0; k < (surface ? 5 : std::size(kKnown)); ++k) known |= key == kKnown[k];
+    if (!known) fail(field + "." + key, surface ? "unknown field (a surface has type, channels, extent, layered, init)" : "unknown field");
   }
   p.kind = ParamSpec::Kind::Texture;
   TextureDesc& d = p.texture;
+  d.surface = surface;
   if (!t.contains("type")) fail(field + ".type", "missing");
   p.type = elemType(t["type"], field + ".type");
   switch (p.type) {
@@ -512,10 +514,14 @@ bool parseLaunchSpec(const std::string& text, const std::string& path, LaunchSpe
         } else {
           p.name = "param" + std::to_string(k);
         }
-        int kinds = pj.contains("buffer") + pj.contains("value") + pj.contains("bytes") + pj.contains("texture");
-        if (kinds != 1) fail(field, "needs exactly one of \"buffer\", \"value\" (with \"type\"), \"bytes\" or \"texture\"");
+        int kinds = pj.contains("buffer") + pj.contains("value") + pj.contains("bytes") + pj.contains("texture") +
+                    pj.contains("surface");
+        if (kinds != 1)
+          fail(field, "needs exactly one of \"buffer\", \"value\" (with \"type\"), \"bytes\", \"texture\" or \"surface\"");
         if (pj.contains("texture")) {
-          textureParam(pj["texture"], field + ".texture", dir, p);
+          textureParam(pj["texture"], field + ".texture", dir, p, false);
+        } else if (pj.contains("surface")) {
+          textureParam(pj["surface"], field + ".surface", dir, p, true);
         } else if (pj.contains("buffer")) {
           const json& b = pj["buffer"];
           if (!b.is_object()) fail(field + ".buffer", "expected an object");
@@ -620,6 +626,7 @@ std::string textureJson(const ParamSpec& p) {
   for (size_t k = 0; k < e.size(); ++k) out += (k ? ", " : "") + std::to_string(e[k]);
   out += "]";
   if (d.layered) out += ", \"layered\": true";
+  if (d.surface) return out + ", \"init\": " + initJson(p.init) + "}";
   out += std::string(", \"resource\": \"") +
          (d.resource == TexResource::Array ? "array" : d.resource == TexResource::Pitch2D ? "pitch2d" : "linear") + "\"";
   if (d.pitch) out += ", \"pitch\": " + std::to_string(d.pitch);
@@ -669,7 +676,9 @@ std::string launchSpecToJson(const LaunchSpec& spec) {
       case ParamSpec::Kind::Scalar:
         out += "\"value\": " + numberJson(p.value) + ", \"type\": \"" + elemTypeName(p.type) + "\"}";
         break;
-      case ParamSpec::Kind::Texture: out += "\"texture\": " + textureJson(p) + "}"; break;
+      case ParamSpec::Kind::Texture:
+        out += std::string(p.texture.surface ? "\"surface\": " : "\"texture\": ") + textureJson(p) + "}";
+        break;
       case ParamSpec::Kind::Bytes: {
         out += "\"bytes\": [";
         for (size_t q = 0; q < p.bytes.size(); ++q) out += (q ? ", " : "") + std::to_string(p.bytes[q]);

@@ -399,7 +399,7 @@ bool Launch::prepare(const LaunchSpec& s, std::string& error) {
         for (uint64_t r = 0; r < rows && rowBytes; ++r) std::memcpy(mem + r * d.rowPitch(), init.data() + r * rowBytes, rowBytes);
         const uint64_t handle = global->createTexture(d);
         std::memcpy(kernelParams.data() + off, &handle, 8);
-        bufferAddr.push_back(0);
+        bufferAddr.push_back(d.base);
         break;
       }
       case ParamSpec::Kind::Bytes:
@@ -538,7 +538,8 @@ void Launch::runAll(RunResult& result) {
   for (auto& [key, race] : races) result.races.push_back(race);
   for (size_t k = 0; spec && k < spec->params.size(); ++k) {
     const ParamSpec& p = spec->params[k];
-    if (p.kind != ParamSpec::Kind::Buffer) continue;
+    // Buffers, and surfaces (packed texels) which kernels write.
+    if (p.kind != ParamSpec::Kind::Buffer && !(p.kind == ParamSpec::Kind::Texture && p.texture.surface)) continue;
     BufferResult b;
     b.name = p.name;
     b.type = p.type;

@@ -80,6 +80,8 @@ enum class XOp : uint16_t {
   Redux,
   Activemask,
   Tex,          // tex.1d/2d/3d/a1d/a2d through a texture object handle
+  Suld,         // suld.b / sust.b through a surface object handle
+  Sust,
   Unsupported,
 };
 
@@ -177,6 +179,7 @@ struct DInst {
   uint8_t texDims = 0;
   bool texLayered = false;
   bool texIntCoords = false;
+  uint8_t surfaceOob = 0;            // suld/sust out of range: 0 .trap, 1 .clamp, 2 .zero
   // Memory.
   bool strong = false;               // ld/st that is memory-model strong (Instruction::memoryStrength)
   StateSpace space = StateSpace::Generic;

@@ -1878,6 +1878,53 @@ cudaError_t cudaGetTextureObjectTextureDesc(cudaTextureDesc* tex, cudaTextureObj
   return cudaSuccess;
 }
 
+// Surface objects over CUDA arrays: the same table as textures, marked as surfaces.
+cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* surfObject, const cudaResourceDesc* res) {
+  Runtime& r = rt();
+  std::lock_guard<std::mutex> g(r.mu);
+  if (r.sticky != cudaSuccess) return r.fail(r.sticky);
+  if (!surfObject || !res) return r.fail(cudaErrorInvalidValue);
+  if (res->resType != cudaResourceTypeArray) {
+    Runtime::warn("cudaCreateSurfaceObject: a surface's resource must be a CUDA array");
+    return r.fail(cudaErrorInvalidValue);
+  }
+  Runtime::ArrayRec* a = arrayOf(r, res->res.array.array);
+  if (!a) return r.fail(cudaErrorInvalidResourceHandle);
+  TextureDesc d;
+  texelFormat(a->desc, d);
+  d.surface = true;
+  d.resource = TexResource::Array;
+  d.base = reinterpret_cast<uint64_t>(res->res.array.array);
+  d.width = static_cast<uint32_t>(a->width);
+  d.layered = (a->flags & cudaArrayLayered) != 0;
+  if (d.layered) {
+    d.dims = a->height ? 2 : 1;
+    d.height = static_cast<uint32_t>(a->height ? a->height : std::max<size_t>(a->depth, 1));
+    d.depth = static_cast<uint32_t>(a->height ? std::max<size_t>(a->depth, 1) : 1);
+  } else {
+    d.dims = a->depth ? 3 : a->height ? 2 : 1;
+    d.height = static_cast<uint32_t>(a->rows());
+    d.depth = static_cast<uint32_t>(a->slices());
+  }
+  std::string e;
+  uint64_t h = r.createTexture(d, e);
+  if (!h) {
+    Runtime::warn("cudaCreateSurfaceObject: " + e);
+    return r.fail(cudaErrorInvalidValue);
+  }
+  Runtime::TextureRec rec;
+  rec.res = *res;
+  r.textures[h] = rec;
+  *surfObject = h;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject) { return cudaDestroyTextureObject(surfObject); }
+
+cudaError_t cudaGetSurfaceObjectResourceDesc(cudaResourceDesc* res, cudaSurfaceObject_t surfObject) {
+  return cudaGetTextureObjectResourceDesc(res, surfObject);
+}
+
 cudaError_t cudaProfilerStart() { return cudaSuccess; }
 cudaError_t cudaProfilerStop() { return cudaSuccess; }
 

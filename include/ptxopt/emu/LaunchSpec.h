@@ -58,7 +58,8 @@ struct ParamSpec {
   BufferInit init;
   // A texture object (the parameter receives its handle): format, extent and sampler; the texels
   // are a device allocation of the launch, `init` written texel by texel, row by row (`base` is
-  // set at launch).
+  // set at launch). A surface (`texture.surface`) is one too; its texels are a result, as a
+  // buffer's elements are.
   TextureDesc texture;
   SpecNumber value;               // scalar
   std::vector<uint8_t> bytes;     // raw parameter bytes (structs passed by value)

@@ -38,7 +38,10 @@ struct TextureDesc {
   TexFilter filter = TexFilter::Point;
   TexReadMode readMode = TexReadMode::ElementType;
   bool normalizedCoords = false;
-  uint32_t borderColor[4] = {0, 0, 0, 0};  // the 32-bit result of each channel outside a border texture
+  uint32_t borderColor[4] = {0, 0, 0, 0};
+  // A surface object (suld/sust read and write its texels as bytes; the sampler is unused), not
+  // a texture.
+  bool surface = false;  // the 32-bit result of each channel outside a border texture
 
   uint64_t texelBytes() const { return uint64_t(channels) * channelBits / 8; }
   uint64_t rowPitch() const { return pitch ? pitch : uint64_t(width) * texelBytes(); }

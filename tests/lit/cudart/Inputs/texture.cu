@@ -3,7 +3,7 @@
 // uchar4 image read as normalized floats with border addressing, tex1Dfetch on linear memory and
 // a 3D array filled with cudaMemcpy3D; every result is checked against a CPU reference of the
 // texture-fetching rules (CUDA programming guide: the weights are 9-bit fixed point with 8
-// fraction bits).
+// fraction bits); and a surface written and read by kernels (surf2Dwrite, surf2Dread).
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +38,17 @@ __global__ void fetch1D(cudaTextureObject_t t, int* out, int n) {
 __global__ void sample3D(cudaTextureObject_t t, float* out) {
   int x = threadIdx.x, y = threadIdx.y, z = threadIdx.z;
   out[(z * 3 + y) * 4 + x] = tex3D<float>(t, x + 0.5f, y + 0.5f, z + 0.5f);
+}
+
+// Writes x * 10 + y through a surface, and reads it back through the same surface, doubled.
+__global__ void writeSurface(cudaSurfaceObject_t s) {
+  int x = threadIdx.x, y = blockIdx.x;
+  surf2Dwrite(float(x * 10 + y), s, x * (int)sizeof(float), y);
+}
+__global__ void doubleSurface(cudaSurfaceObject_t s) {
+  int x = threadIdx.x, y = blockIdx.x;
+  float v = surf2Dread<float>(s, x * (int)sizeof(float), y);
+  surf2Dwrite(2 * v, s, x * (int)sizeof(float), y);
 }
 
 // ---- the CPU reference ------------------------------------------------------------------------
@@ -200,6 +211,27 @@ int main() {
   int volWrong = std::memcmp(vout, vol, sizeof vout) != 0;
   std::printf("texture: 3D array %d wrong\n", volWrong);
   wrong += volWrong;
+
+  // A surface over an 8x4 float array: written, read and written again by kernels, then copied
+  // back with cudaMemcpy2DFromArray.
+  cudaArray_t sarr;
+  CHECK(cudaMallocArray(&sarr, &fdesc, 8, 4, cudaArraySurfaceLoadStore));
+  cudaResourceDesc sres = {};
+  sres.resType = cudaResourceTypeArray;
+  sres.res.array.array = sarr;
+  cudaSurfaceObject_t surf;
+  CHECK(cudaCreateSurfaceObject(&surf, &sres));
+  writeSurface<<<4, 8>>>(surf);
+  doubleSurface<<<4, 8>>>(surf);
+  float sback[4][8];
+  CHECK(cudaMemcpy2DFromArray(sback, 8 * sizeof(float), sarr, 0, 0, 8 * sizeof(float), 4, cudaMemcpyDeviceToHost));
+  int surfWrong = 0;
+  for (int y = 0; y < 4; ++y)
+    for (int x = 0; x < 8; ++x) surfWrong += sback[y][x] != 2.0f * (x * 10 + y);
+  std::printf("texture: surface %d wrong of 32\n", surfWrong);
+  wrong += surfWrong;
+  CHECK(cudaDestroySurfaceObject(surf));
+  CHECK(cudaFreeArray(sarr));
 
   // Linear filtering of integers is refused.
   cudaTextureDesc bad = {};
