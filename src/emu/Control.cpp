@@ -145,7 +145,8 @@ void CtaRunner::texture(Warp& w, const DInst& I, uint32_t exec) {
     for (unsigned k = 0; k < I.texDims; ++k) coords[k] = static_cast<uint32_t>(f->slot(I.src[first + k])[lane]);
     const int32_t layer = I.texLayered ? static_cast<int32_t>(f->slot(I.src[1])[lane]) : 0;
     uint32_t out[4];
-    fetchTexture(*d, texels, I.texIntCoords, coords, layer, out);
+    if (I.texGather) gatherTexture(*d, texels, coords, layer, I.texGather - 1u, out);
+    else fetchTexture(*d, texels, I.texIntCoords, coords, layer, out);
     const bool sext = I.t == ScalarType::S32;
     for (unsigned c = 0; c < 4 && c < I.ndst; ++c)
       f->slot(I.dst[c])[lane] = sext ? static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(out[c]))) : out[c];

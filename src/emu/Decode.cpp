@@ -511,8 +511,13 @@ bool Decoder::decodeCall(DFunction& f, const Instruction& inst, DInst& di) {
 bool Decoder::decodeTexture(DFunction& f, const Instruction& inst, DInst& di) {
   int dims = 0;
   bool layered = false;
+  const bool gather = inst.is(Opcode::Tld4);
+  const char* op = gather ? "tld4" : "tex";
+  di.texGather = 0;
   for (Mod m : inst.mods()) {
     std::string_view name = modName(m, m_.strings());
+    if (gather && (name == ".r" || name == ".g" || name == ".b" || name == ".a"))
+      di.texGather = static_cast<uint8_t>(std::string_view("rgba").find(name[1]) + 1);
     if (name == ".1d") dims = 1;
     else if (name == ".2d") dims = 2;
     else if (name == ".3d") dims = 3;
@@ -520,9 +525,11 @@ bool Decoder::decodeTexture(DFunction& f, const Instruction& inst, DInst& di) {
     else if (name == ".a2d") dims = 2, layered = true;
     else if (name == ".cube" || name == ".acube" || name == ".2dms" || name == ".a2dms" || name == ".level" ||
              name == ".grad" || name == ".base")
-      return fail("tex" + std::string(name) + " is not emulated");
+      return fail(op + std::string(name) + " is not emulated");
   }
-  if (!dims) return fail("tex without a geometry (.1d, .2d, .3d, .a1d, .a2d)");
+  if (!dims) return fail(std::string(op) + " without a geometry (.1d, .2d, .3d, .a1d, .a2d)");
+  if (gather && (dims != 2 || !di.texGather)) return fail("tld4 other than .r/.g/.b/.a .2d/.a2d is not emulated");
+  if (gather && inst.type(1) != ScalarType::F32) return fail("tld4 coordinates must be .f32");
   if (inst.vectorWidth() != 4) return fail("tex results other than .v4 are not emulated");
   const ScalarType dt = inst.type(0), ct = inst.type(1);
   if (dt != ScalarType::F32 && dt != ScalarType::S32 && dt != ScalarType::U32)
@@ -707,7 +714,7 @@ const OpDecode& decodeOf(Opcode op) {
     set(Opcode::Bar, Family::Barrier), set(Opcode::Barrier, Family::Barrier), set(Opcode::BarWarpSync, Family::WarpSync);
     set(Opcode::ShflSync, Family::Shuffle), set(Opcode::Shfl, Family::Shuffle), set(Opcode::VoteSync, Family::Vote);
     set(Opcode::Vote, Family::Vote), set(Opcode::Match, Family::Match), set(Opcode::ReduxSync, Family::Redux);
-    set(Opcode::Activemask, Family::Activemask), set(Opcode::Tex, Family::Texture);
+    set(Opcode::Activemask, Family::Activemask), set(Opcode::Tex, Family::Texture), set(Opcode::Tld4, Family::Texture);
     set(Opcode::Suld, Family::Surface), set(Opcode::Sust, Family::Surface);
     // No effect a single launch can observe: fences, prefetches, sleeps, profiler events, and
     // programmatic dependent launch (no prerequisite grid; launching dependents early is a hint).

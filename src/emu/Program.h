@@ -179,6 +179,7 @@ struct DInst {
   uint8_t texDims = 0;
   bool texLayered = false;
   bool texIntCoords = false;
+  uint8_t texGather = 0;             // tld4: the component gathered, plus 1 (0: tex)
   uint8_t surfaceOob = 0;            // suld/sust out of range: 0 .trap, 1 .clamp, 2 .zero
   // Memory.
   bool strong = false;               // ld/st that is memory-model strong (Instruction::memoryStrength)

@@ -209,4 +209,38 @@ void fetchTexture(const TextureDesc& d, const uint8_t* texels, bool intCoords, c
     out[c] = c < present ? floatBits(static_cast<float>(sum[c])) : floatBits(c == 3 ? 1.0f : 0.0f);
 }
 
+void gatherTexture(const TextureDesc& d, const uint8_t* texels, const uint32_t coords[2], int32_t layer, unsigned comp,
+                   uint32_t out[4]) {
+  const uint32_t extent[2] = {d.width, d.height};
+  int64_t base[2];
+  TexAddressMode mode[2];
+  for (unsigned k = 0; k < 2; ++k) {
+    mode[k] = d.addressMode[k];
+    if (!d.normalizedCoords && (mode[k] == TexAddressMode::Wrap || mode[k] == TexAddressMode::Mirror))
+      mode[k] = TexAddressMode::Clamp;
+    float x = bitsFloat(coords[k]);
+    if (d.normalizedCoords) x = x * static_cast<float>(extent[k]);
+    base[k] = floorIndex(x - 0.5f);
+  }
+  int64_t layerIndex = 0;
+  if (d.layered) layerIndex = layer < 0 ? 0 : layer >= int64_t(d.depth) ? int64_t(d.depth) - 1 : layer;
+  const int offsets[4][2] = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
+  for (unsigned t = 0; t < 4; ++t) {
+    if (comp >= d.channels) {
+      out[t] = comp == 3 ? (d.readsFloat() ? floatBits(1.0f) : 1u) : 0u;
+      continue;
+    }
+    int64_t i, j;
+    if (!resolve(base[0] + offsets[t][0], extent[0], mode[0], i) || !resolve(base[1] + offsets[t][1], extent[1], mode[1], j)) {
+      out[t] = d.borderColor[comp];
+      continue;
+    }
+    const uint8_t* texel = texels + static_cast<uint64_t>(i) * d.texelBytes() + static_cast<uint64_t>(j) * d.rowPitch() +
+                           static_cast<uint64_t>(layerIndex) * d.slicePitch();
+    if (!d.readsFloat()) out[t] = intChannel(d, texel, comp);
+    else if (d.kind == TexChannelKind::Float && d.channelBits == 32) out[t] = rawChannel(d, texel, comp);
+    else out[t] = floatBits(static_cast<float>(floatChannel(d, texel, comp)));
+  }
+}
+
 }  // namespace ptxopt::emu

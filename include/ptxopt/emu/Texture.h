@@ -66,4 +66,10 @@ std::string describeTexture(const TextureDesc& d);
 void fetchTexture(const TextureDesc& d, const uint8_t* texels, bool intCoords, const uint32_t coords[3], int32_t layer,
                   uint32_t out[4]);
 
+// tld4 (tex2Dgather): channel `comp` (0-3) of the four texels linear filtering of a 2D texture
+// would weigh at (x, y), in the PTX order: counter-clockwise from the lower left, (i, j+1),
+// (i+1, j+1), (i+1, j), (i, j).
+void gatherTexture(const TextureDesc& d, const uint8_t* texels, const uint32_t coords[2], int32_t layer, unsigned comp,
+                   uint32_t out[4]);
+
 }  // namespace ptxopt::emu

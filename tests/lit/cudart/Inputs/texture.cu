@@ -40,6 +40,11 @@ __global__ void sample3D(cudaTextureObject_t t, float* out) {
   out[(z * 3 + y) * 4 + x] = tex3D<float>(t, x + 0.5f, y + 0.5f, z + 0.5f);
 }
 
+__global__ void gather2D(cudaTextureObject_t t, const float2* at, float4* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = tex2Dgather<float4>(t, at[i].x, at[i].y, 0);
+}
+
 // Writes x * 10 + y through a surface, and reads it back through the same surface, doubled.
 __global__ void writeSurface(cudaSurfaceObject_t s) {
   int x = threadIdx.x, y = blockIdx.x;
@@ -119,6 +124,21 @@ int main() {
   for (int k = 0; k < N; ++k) wrapWrong += std::fabs(out[k] - linear2D(&host[0][0], atN[k].x, atN[k].y, true, true)) > 1e-4f;
   std::printf("texture: clamp %d wrong, wrap %d wrong of %d\n", clampWrong, wrapWrong, N);
   wrong += clampWrong + wrapWrong;
+
+  // tex2Dgather: the 2x2 texels linear filtering weighs, counter-clockwise from (i, j+1).
+  float4* dG;
+  CHECK(cudaMalloc(&dG, 64 * sizeof(float4)));
+  gather2D<<<1, 64>>>(clampTex, dAt, dG, 64);
+  float4 g[64];
+  CHECK(cudaMemcpy(g, dG, sizeof g, cudaMemcpyDeviceToHost));
+  int gatherWrong = 0;
+  for (int k = 0; k < 64; ++k) {
+    int i = (int)std::floor(at[k].x - 0.5f), j = (int)std::floor(at[k].y - 0.5f);
+    auto t = [&](int x, int y) { return host[address(y, H, false)][address(x, W, false)]; };
+    gatherWrong += g[k].x != t(i, j + 1) || g[k].y != t(i + 1, j + 1) || g[k].z != t(i + 1, j) || g[k].w != t(i, j);
+  }
+  std::printf("texture: gather %d wrong of 64\n", gatherWrong);
+  wrong += gatherWrong;
 
   // A pitched uchar4 image read as normalized floats, border addressing, point sampling.
   uchar4 img[4][3];
