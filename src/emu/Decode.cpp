@@ -513,6 +513,9 @@ bool Decoder::decodeTexture(DFunction& f, const Instruction& inst, DInst& di) {
   bool layered = false;
   const bool gather = inst.is(Opcode::Tld4);
   const char* op = gather ? "tld4" : "tex";
+  // .level and .grad choose a mipmap level; every texture here has one (the runtime refuses
+  // mipmapped arrays), which they read as tex does. Their extra operands are not used.
+  unsigned extra = 0;
   di.texGather = 0;
   for (Mod m : inst.mods()) {
     std::string_view name = modName(m, m_.strings());
@@ -523,6 +526,8 @@ bool Decoder::decodeTexture(DFunction& f, const Instruction& inst, DInst& di) {
     else if (name == ".3d") dims = 3;
     else if (name == ".a1d") dims = 1, layered = true;
     else if (name == ".a2d") dims = 2, layered = true;
+    else if (!gather && name == ".level") extra = 1;
+    else if (!gather && name == ".grad") extra = 2;
     else if (name == ".cube" || name == ".acube" || name == ".2dms" || name == ".a2dms" || name == ".level" ||
              name == ".grad" || name == ".base")
       return fail(op + std::string(name) + " is not emulated");
@@ -535,7 +540,8 @@ bool Decoder::decodeTexture(DFunction& f, const Instruction& inst, DInst& di) {
   if (dt != ScalarType::F32 && dt != ScalarType::S32 && dt != ScalarType::U32)
     return fail("tex results of type " + std::string(typeName(dt)) + " are not emulated (.f32, .s32, .u32)");
   if (ct != ScalarType::F32 && ct != ScalarType::S32) return fail("tex coordinates must be .f32 or .s32");
-  if (inst.numOperands() != 2) return fail("tex with a predicate result, an offset or a depth comparison is not emulated");
+  if (inst.numOperands() != 2 + extra)
+    return fail(std::string(op) + " with a predicate result, an offset or a depth comparison is not emulated");
   const Operand& res = inst.operand(0);
   const Operand& addr = inst.operand(1);
   if (res.kind != OperandKind::Vector || res.aux != 4) return fail("tex needs a vector of four results");
