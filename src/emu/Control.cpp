@@ -103,6 +103,104 @@ void CtaRunner::store(Warp& w, const DInst& I, uint32_t exec) {
   });
 }
 
+const TextureDesc& CtaRunner::objectOf(Warp& w, const DInst& I, int lane, uint64_t h, bool surface, const uint8_t*& texels) {
+  const char* kind = surface ? "surface" : "texture";
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(h));
+  const TextureDesc* d = L_.global->texture(h);
+  if (!d)
+    faultAt(w, lane, I, std::string(kind) + " handle " + hex +
+                            (L_.global->textureDestroyed(h) ? " names a destroyed object" : " is not a " + std::string(kind) + " object"));
+  if (d->surface != surface)
+    faultAt(w, lane, I, std::string(kind) + " handle " + hex + " is a " + (d->surface ? "surface" : "texture") + " object");
+  if (d->dims != I.texDims || d->layered != I.texLayered)
+    faultAt(w, lane, I, "a " + std::string(I.texLayered ? "layered " : "") + std::to_string(I.texDims) +
+                            (surface ? "D access to a surface" : "D fetch from a texture") + " that is " + describeTexture(*d));
+  texels = L_.global->find(d->base, d->spanBytes());
+  if (!texels) {
+    char base[32];
+    std::snprintf(base, sizeof base, "0x%llx", static_cast<unsigned long long>(d->base));
+    faultAt(w, lane, I, "the texels of " + std::string(kind) + " " + std::to_string(h) + " (" + describeTexture(*d) + " at " + base +
+                            ") are not in device memory: " + L_.global->describe(d->base));
+  }
+  return *d;
+}
+
+// tex through a texture object: each lane's handle names a texture of the launch's global
+// memory (GlobalMemory::texture); the texels must still lie in one live allocation.
+void CtaRunner::texture(Warp& w, const DInst& I, uint32_t exec) {
+  Frame* f = w.stack.back().frame;
+  const uint64_t* handles = f->slot(I.src[0]);
+  const unsigned first = I.texLayered ? 2 : 1;  // the first coordinate's source
+  uint64_t lastHandle = 0;
+  const TextureDesc* d = nullptr;
+  const uint8_t* texels = nullptr;
+  forLanes(exec, [&](int lane) {
+    const uint64_t h = handles[lane];
+    if (!d || h != lastHandle) {
+      d = &objectOf(w, I, lane, h, false, texels);
+      lastHandle = h;
+    }
+    uint32_t coords[3] = {0, 0, 0};
+    for (unsigned k = 0; k < I.texDims; ++k) coords[k] = static_cast<uint32_t>(f->slot(I.src[first + k])[lane]);
+    const int32_t layer = I.texLayered ? static_cast<int32_t>(f->slot(I.src[1])[lane]) : 0;
+    uint32_t out[4];
+    if (I.texGather) gatherTexture(*d, texels, coords, layer, I.texGather - 1u, out);
+    else fetchTexture(*d, texels, I.texIntCoords, coords, layer, out);
+    const bool sext = I.t == ScalarType::S32;
+    for (unsigned c = 0; c < 4 && c < I.ndst; ++c)
+      f->slot(I.dst[c])[lane] = sext ? static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(out[c]))) : out[c];
+  });
+}
+
+// suld.b / sust.b: x counts bytes, y rows, z slices (a layered surface's layer is the next
+// dimension). Out of range: .trap faults, .clamp moves to the nearest element, .zero reads zeros
+// and drops stores. x must be a multiple of the access size.
+void CtaRunner::surface(Warp& w, const DInst& I, uint32_t exec) {
+  Frame* f = w.stack.back().frame;
+  const bool store = I.op == XOp::Sust;
+  const uint64_t* handles = f->slot(I.src[0]);
+  const unsigned first = I.texLayered ? 2 : 1, ncoords = I.texDims + (I.texLayered ? 1u : 0u);
+  const unsigned eb = I.elemBytes, access = eb * I.vec;
+  uint64_t lastHandle = 0;
+  const TextureDesc* d = nullptr;
+  const uint8_t* texels = nullptr;
+  forLanes(exec, [&](int lane) {
+    const uint64_t h = handles[lane];
+    if (!d || h != lastHandle) {
+      d = &objectOf(w, I, lane, h, true, texels);
+      lastHandle = h;
+    }
+    // Coordinates x (bytes), y, z; then the layer in the dimension after them.
+    int64_t c[3] = {0, 0, 0};
+    for (unsigned k = 0; k < I.texDims; ++k) c[k] = static_cast<int32_t>(f->slot(I.src[first + k])[lane]);
+    if (I.texLayered) c[I.texDims] = static_cast<int32_t>(f->slot(I.src[1])[lane]);
+    const int64_t rowBytes = static_cast<int64_t>(uint64_t(d->width) * d->texelBytes());
+    const int64_t limit[3] = {rowBytes - access, int64_t(d->height) - 1, int64_t(d->depth) - 1};
+    if (c[0] % access)
+      faultAt(w, lane, I, "misaligned surface access: x = " + std::to_string(c[0]) + " bytes is not a multiple of " + std::to_string(access));
+    bool outside = false;
+    for (unsigned k = 0; k < 3; ++k) outside |= c[k] < 0 || c[k] > limit[k];
+    if (outside) {
+      if (I.surfaceOob == 0)
+        faultAt(w, lane, I, "surface access out of range (.trap): (" + std::to_string(c[0]) + " bytes, " + std::to_string(c[1]) + ", " +
+                                std::to_string(c[2]) + ") in " + describeTexture(*d), FaultKind::Address);
+      if (I.surfaceOob == 2) {
+        if (!store)
+          for (unsigned k = 0; k < I.vec && k < I.ndst; ++k) f->slot(I.dst[k])[lane] = 0;
+        return;
+      }
+      for (unsigned k = 0; k < 3; ++k) c[k] = std::clamp<int64_t>(c[k], 0, std::max<int64_t>(limit[k], 0));
+      c[0] -= c[0] % access;
+    }
+    uint8_t* p = const_cast<uint8_t*>(texels) + c[0] + c[1] * d->rowPitch() + c[2] * d->slicePitch();
+    for (unsigned k = 0; k < I.vec; ++k) {
+      if (store) storeElement(p + k * eb, eb, f->slot(I.src[1 + ncoords + k])[lane]);
+      else if (k < I.ndst) f->slot(I.dst[k])[lane] = loadElement(p + k * eb, eb);
+    }
+  });
+}
+
 void CtaRunner::atomic(Warp& w, const DInst& I, uint32_t exec) {
   Frame* f = w.stack.back().frame;
   const MemRef a = memRefOf(w, I);

@@ -161,6 +161,11 @@ class CtaRunner {
   void asyncCopy(Warp& w, const DInst& I, uint32_t exec);
   void asyncCommit(Warp& w, uint32_t exec);
   void asyncWait(Warp& w, const DInst& I, uint32_t exec);
+  void texture(Warp& w, const DInst& I, uint32_t exec);
+  void surface(Warp& w, const DInst& I, uint32_t exec);
+  // The texture or surface object `h` names for lane `lane` (faulting when there is none, when it
+  // is the other kind, or when its texels are no longer in device memory), and its texels.
+  const TextureDesc& objectOf(Warp& w, const DInst& I, int lane, uint64_t h, bool surface, const uint8_t*& texels);
   void call(Warp& w, const DInst& I, uint32_t exec);
   void printf(Warp& w, const DInst& I, const DCall& c, uint32_t exec);
   void warpCollective(Warp& w, const DInst& I, uint32_t exec);

@@ -87,6 +87,22 @@ std::vector<std::pair<uint64_t, uint64_t>> Device::hostMappedAllocations() const
 
 bool Device::release(uint64_t addr) { return impl_->mem.release(addr); }
 
+uint64_t Device::createTexture(const TextureDesc& d, std::string& error) {
+  error = checkTexture(d);
+  if (!error.empty()) return 0;
+  const GlobalMemory::Allocation* a = impl_->mem.holding(d.base);
+  if (!impl_->mem.find(d.base, d.spanBytes()) || !a || a->kind != GlobalMemory::Kind::Buffer) {
+    error = "the texels of a " + describeTexture(d) + " texture (" + std::to_string(d.spanBytes()) + " bytes at " + hexNumber(d.base) +
+            ") do not lie in one allocation: " + impl_->mem.describe(d.base);
+    return 0;
+  }
+  return impl_->mem.createTexture(d);
+}
+
+bool Device::destroyTexture(uint64_t handle) { return impl_->mem.destroyTexture(handle); }
+
+const TextureDesc* Device::texture(uint64_t handle) const { return impl_->mem.texture(handle); }
+
 void Device::releaseAll() {
   std::vector<uint64_t> buffers;
   for (const GlobalMemory::Allocation& a : impl_->mem.allocations())

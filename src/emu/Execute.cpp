@@ -173,6 +173,9 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       case XOp::CpAsyncWait:
         asyncWait(w, I, exec);
         break;
+      case XOp::Tex: texture(w, I, exec); break;
+      case XOp::Suld:
+      case XOp::Sust: surface(w, I, exec); break;
       case XOp::Shfl:
       case XOp::Vote:
       case XOp::Match:

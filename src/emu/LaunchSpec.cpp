@@ -178,6 +178,108 @@ std::string describe(const SpecNumber& n) {
   return "?";
 }
 
+const char* const kAddressModes[] = {"wrap", "clamp", "mirror", "border"};
+
+TexAddressMode addressMode(const json& j, const std::string& field) {
+  if (j.is_string())
+    for (int k = 0; k < 4; ++k)
+      if (j.get<std::string>() == kAddressModes[k]) return static_cast<TexAddressMode>(k);
+  fail(field, "expected \"wrap\", \"clamp\", \"mirror\" or \"border\"");
+}
+
+// {"type", "channels", "extent", "layered", "resource", "pitch", "init", "filter", "address",
+//  "normalized_coords", "read", "border_color"}
+// A surface ("surface": {...}) takes the first five fields only: packed texels, no sampler.
+void textureParam(const json& t, const std::string& field, const std::string& dir, ParamSpec& p, bool surface) {
+  if (!t.is_object()) fail(field, "expected an object");
+  for (auto& [key, val] : t.items()) {
+    static const char* kKnown[] = {"type", "channels", "extent", "layered", "init", "resource", "pitch", "filter",
+                                   "address", "normalized_coords", "read", "border_color"};
+    bool known = false;
+    for (size_t k = 0; k < (surface ? 5 : std::size(kKnown)); ++k) known |= key == kKnown[k];
+    if (!known) fail(field + "." + key, surface ? "unknown field (a surface has type, channels, extent, layered, init)" : "unknown field");
+  }
+  p.kind = ParamSpec::Kind::Texture;
+  TextureDesc& d = p.texture;
+  d.surface = surface;
+  if (!t.contains("type")) fail(field + ".type", "missing");
+  p.type = elemType(t["type"], field + ".type");
+  switch (p.type) {
+    case ElemType::S8: case ElemType::S16: case ElemType::S32: d.kind = TexChannelKind::Signed; break;
+    case ElemType::U8: case ElemType::U16: case ElemType::U32: d.kind = TexChannelKind::Unsigned; break;
+    case ElemType::F16: case ElemType::F32: d.kind = TexChannelKind::Float; break;
+    default: fail(field + ".type", std::string("a texture's channels are s8, s16, s32, u8, u16, u32, f16 or f32, not ") + elemTypeName(p.type));
+  }
+  d.channelBits = static_cast<uint8_t>(elemBytes(p.type) * 8);
+  if (t.contains("channels")) {
+    uint64_t c = count(t["channels"], field + ".channels");
+    if (c != 1 && c != 2 && c != 4) fail(field + ".channels", "1, 2 or 4");
+    d.channels = static_cast<uint8_t>(c);
+  }
+  if (t.contains("layered")) {
+    if (!t["layered"].is_boolean()) fail(field + ".layered", "expected true or false");
+    d.layered = t["layered"].get<bool>();
+  }
+  if (!t.contains("extent")) fail(field + ".extent", "missing ([width], [width, height] or [width, height, depth])");
+  std::array<uint32_t, 3> e = dims(t["extent"], field + ".extent");
+  size_t n = t["extent"].is_array() ? t["extent"].size() : 1;
+  if (d.layered && n < 2) fail(field + ".extent", "a layered texture's last dimension is its layer count");
+  d.width = e[0], d.height = e[1], d.depth = e[2];
+  d.dims = static_cast<uint8_t>(d.layered ? n - 1 : n);
+  std::string resource = "array";
+  if (t.contains("resource")) {
+    if (!t["resource"].is_string()) fail(field + ".resource", "expected \"array\", \"pitch2d\" or \"linear\"");
+    resource = t["resource"].get<std::string>();
+  }
+  if (resource == "array") d.resource = TexResource::Array;
+  else if (resource == "pitch2d") d.resource = TexResource::Pitch2D;
+  else if (resource == "linear") d.resource = TexResource::Linear;
+  else fail(field + ".resource", "expected \"array\", \"pitch2d\" or \"linear\", found \"" + resource + "\"");
+  if (t.contains("pitch")) d.pitch = count(t["pitch"], field + ".pitch");
+  p.count = uint64_t(d.channels) * d.width * d.height * d.depth;
+  p.init = t.contains("init") ? bufferInit(t["init"], field + ".init", dir) : BufferInit{};
+  if (t.contains("filter")) {
+    const json& f = t["filter"];
+    if (f == "point") d.filter = TexFilter::Point;
+    else if (f == "linear") d.filter = TexFilter::Linear;
+    else fail(field + ".filter", "expected \"point\" or \"linear\"");
+  }
+  if (t.contains("address")) {
+    const json& a = t["address"];
+    if (a.is_array()) {
+      if (a.empty() || a.size() > 3) fail(field + ".address", "one to three address modes");
+      for (size_t k = 0; k < 3; ++k)
+        d.addressMode[k] = addressMode(a[std::min(k, a.size() - 1)], field + ".address[" + std::to_string(std::min(k, a.size() - 1)) + "]");
+    } else {
+      d.addressMode[0] = d.addressMode[1] = d.addressMode[2] = addressMode(a, field + ".address");
+    }
+  }
+  if (t.contains("normalized_coords")) {
+    if (!t["normalized_coords"].is_boolean()) fail(field + ".normalized_coords", "expected true or false");
+    d.normalizedCoords = t["normalized_coords"].get<bool>();
+  }
+  if (t.contains("read")) {
+    const json& r = t["read"];
+    if (r == "element") d.readMode = TexReadMode::ElementType;
+    else if (r == "normalized_float") d.readMode = TexReadMode::NormalizedFloat;
+    else fail(field + ".read", "expected \"element\" or \"normalized_float\"");
+  }
+  if (t.contains("border_color")) {
+    const json& b = t["border_color"];
+    if (!b.is_array() || b.size() != 4) fail(field + ".border_color", "expected four numbers");
+    for (size_t k = 0; k < 4; ++k) {
+      uint8_t bytes[4];
+      std::string err;
+      SpecNumber num = number(b[k], field + ".border_color[" + std::to_string(k) + "]");
+      if (!encodeNumber(num, d.readsFloat() ? ElemType::F32 : (d.kind == TexChannelKind::Signed ? ElemType::S32 : ElemType::U32), bytes, err))
+        fail(field + ".border_color[" + std::to_string(k) + "]", err);
+      std::memcpy(&d.borderColor[k], bytes, 4);
+    }
+  }
+  std::string why = checkTexture(d);
+  if (!why.empty()) fail(field, why);
+}
+
 }  // namespace
 
 unsigned elemBytes(ElemType t) {
@@ -412,9 +514,15 @@ bool parseLaunchSpec(const std::string& text, const std::string& path, LaunchSpe
         } else {
           p.name = "param" + std::to_string(k);
         }
-        int kinds = pj.contains("buffer") + pj.contains("value") + pj.contains("bytes");
-        if (kinds != 1) fail(field, "needs exactly one of \"buffer\", \"value\" (with \"type\") or \"bytes\"");
-        if (pj.contains("buffer")) {
+        int kinds = pj.contains("buffer") + pj.contains("value") + pj.contains("bytes") + pj.contains("texture") +
+                    pj.contains("surface");
+        if (kinds != 1)
+          fail(field, "needs exactly one of \"buffer\", \"value\" (with \"type\"), \"bytes\", \"texture\" or \"surface\"");
+        if (pj.contains("texture")) {
+          textureParam(pj["texture"], field + ".texture", dir, p, false);
+        } else if (pj.contains("surface")) {
+          textureParam(pj["surface"], field + ".surface", dir, p, true);
+        } else if (pj.contains("buffer")) {
           const json& b = pj["buffer"];
           if (!b.is_object()) fail(field + ".buffer", "expected an object");
           if (!b.contains("type")) fail(field + ".buffer.type", "missing");
@@ -508,6 +616,45 @@ std::string initJson(const BufferInit& in) {
   return "\"zero\"";
 }
 
+std::string textureJson(const ParamSpec& p) {
+  const TextureDesc& d = p.texture;
+  std::string out = "{\"type\": \"" + std::string(elemTypeName(p.type)) + "\", \"channels\": " + std::to_string(d.channels);
+  std::vector<uint32_t> e{d.width};
+  if (d.dims + d.layered >= 2) e.push_back(d.height);
+  if (d.dims + d.layered >= 3) e.push_back(d.depth);
+  out += ", \"extent\": [";
+  for (size_t k = 0; k < e.size(); ++k) out += (k ? ", " : "") + std::to_string(e[k]);
+  out += "]";
+  if (d.layered) out += ", \"layered\": true";
+  if (d.surface) return out + ", \"init\": " + initJson(p.init) + "}";
+  out += std::string(", \"resource\": \"") +
+         (d.resource == TexResource::Array ? "array" : d.resource == TexResource::Pitch2D ? "pitch2d" : "linear") + "\"";
+  if (d.pitch) out += ", \"pitch\": " + std::to_string(d.pitch);
+  out += ", \"init\": " + initJson(p.init);
+  out += std::string(", \"filter\": \"") + (d.filter == TexFilter::Linear ? "linear" : "point") + "\"";
+  out += ", \"address\": [";
+  for (int k = 0; k < 3; ++k) out += std::string(k ? ", " : "") + "\"" + kAddressModes[static_cast<int>(d.addressMode[k])] + "\"";
+  out += "]";
+  out += std::string(", \"normalized_coords\": ") + (d.normalizedCoords ? "true" : "false");
+  out += std::string(", \"read\": \"") + (d.readMode == TexReadMode::NormalizedFloat ? "normalized_float" : "element") + "\"";
+  out += ", \"border_color\": [";
+  for (int k = 0; k < 4; ++k) {
+    SpecNumber n;
+    if (d.readsFloat()) {
+      n.kind = SpecNumber::Kind::RawBits;
+      n.u = d.borderColor[k];
+    } else if (d.kind == TexChannelKind::Signed) {
+      n.kind = SpecNumber::Kind::Int;
+      n.i = static_cast<int32_t>(d.borderColor[k]);
+    } else {
+      n.kind = SpecNumber::Kind::UInt;
+      n.u = d.borderColor[k];
+    }
+    out += (k ? ", " : "") + numberJson(n);
+  }
+  return out + "]}";
+}
+
 }  // namespace
 
 std::string launchSpecToJson(const LaunchSpec& spec) {
@@ -528,6 +675,9 @@ std::string launchSpecToJson(const LaunchSpec& spec) {
         break;
       case ParamSpec::Kind::Scalar:
         out += "\"value\": " + numberJson(p.value) + ", \"type\": \"" + elemTypeName(p.type) + "\"}";
+        break;
+      case ParamSpec::Kind::Texture:
+        out += std::string(p.texture.surface ? "\"surface\": " : "\"texture\": ") + textureJson(p) + "}";
         break;
       case ParamSpec::Kind::Bytes: {
         out += "\"bytes\": [";

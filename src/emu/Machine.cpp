@@ -375,6 +375,33 @@ bool Launch::prepare(const LaunchSpec& s, std::string& error) {
         bufferAddr.push_back(0);
         break;
       }
+      case ParamSpec::Kind::Texture: {
+        if (size != 8) {
+          error = field + ": a texture needs a 64-bit parameter (cudaTextureObject_t), the kernel's is " + std::to_string(size) + " bytes";
+          return false;
+        }
+        std::vector<uint8_t> init;
+        std::string e;
+        if (!initialBufferContents(p, init, e)) {
+          error = s.path + ": " + e;
+          return false;
+        }
+        TextureDesc d = p.texture;
+        const uint64_t span = d.spanBytes();
+        d.base = global->allocate(span, 256, p.name);
+        if (!d.base) {
+          error = field + ": no host memory for " + std::to_string(span) + " bytes";
+          return false;
+        }
+        // Packed rows of the initializer to rows `pitch` apart.
+        uint8_t* mem = global->find(d.base, span);
+        const uint64_t rowBytes = uint64_t(d.width) * d.texelBytes(), rows = uint64_t(d.height) * d.depth;
+        for (uint64_t r = 0; r < rows && rowBytes; ++r) std::memcpy(mem + r * d.rowPitch(), init.data() + r * rowBytes, rowBytes);
+        const uint64_t handle = global->createTexture(d);
+        std::memcpy(kernelParams.data() + off, &handle, 8);
+        bufferAddr.push_back(d.base);
+        break;
+      }
       case ParamSpec::Kind::Bytes:
         if (p.bytes.size() != size) {
           error = field + ".bytes: " + std::to_string(p.bytes.size()) + " bytes for a " + std::to_string(size) + "-byte parameter";
@@ -537,7 +564,8 @@ void Launch::runAll(RunResult& result) {
   for (auto& [key, race] : races) result.races.push_back(race);
   for (size_t k = 0; spec && k < spec->params.size(); ++k) {
     const ParamSpec& p = spec->params[k];
-    if (p.kind != ParamSpec::Kind::Buffer) continue;
+    // Buffers, and surfaces (packed texels) which kernels write.
+    if (p.kind != ParamSpec::Kind::Buffer && !(p.kind == ParamSpec::Kind::Texture && p.texture.surface)) continue;
     BufferResult b;
     b.name = p.name;
     b.type = p.type;

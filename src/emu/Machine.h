@@ -16,6 +16,7 @@
 
 #include "Program.h"
 #include "ptxopt/emu/Emulator.h"
+#include "ptxopt/emu/Texture.h"
 
 namespace ptxopt::emu {
 
@@ -86,6 +87,24 @@ class GlobalMemory {
   // The live allocations, by address.
   const std::vector<Allocation>& allocations() const { return allocs_; }
 
+  // Texture objects: handles 1, 2, 3, ... in creation order, never reused, so a destroyed
+  // handle is told from one that never was. Like the memory map, the table changes only
+  // between launches.
+  uint64_t createTexture(const TextureDesc& d) {
+    textures_.push_back({d, true});
+    return textures_.size();
+  }
+  bool destroyTexture(uint64_t handle) {
+    if (!handle || handle > textures_.size() || !textures_[handle - 1].live) return false;
+    textures_[handle - 1].live = false;
+    return true;
+  }
+  // The texture of a live handle, or nullptr.
+  const TextureDesc* texture(uint64_t handle) const {
+    return handle && handle <= textures_.size() && textures_[handle - 1].live ? &textures_[handle - 1].desc : nullptr;
+  }
+  bool textureDestroyed(uint64_t handle) const { return handle && handle <= textures_.size() && !textures_[handle - 1].live; }
+
  private:
   struct Freed {
     uint64_t base = 0, size = 0;
@@ -97,6 +116,11 @@ class GlobalMemory {
   bool isFree(uint64_t base, uint64_t size) const;
   uint64_t insert(uint64_t base, uint64_t size, std::string name, Kind kind, std::unique_ptr<uint8_t[], FreeBytes> bytes);
   std::vector<Allocation> allocs_;  // sorted by base
+  struct TextureEntry {
+    TextureDesc desc;
+    bool live = false;
+  };
+  std::vector<TextureEntry> textures_;  // by handle - 1
   std::deque<Freed> freed_;         // the latest releases, for messages
   uint64_t next_ = kGlobalBase;
   uint64_t end_ = kConstWindow;

@@ -82,6 +82,9 @@ enum class XOp : uint16_t {
   CpAsync,        // cp.async.ca/.cg.shared.global: DInst::call indexes DFunction::asyncCopies
   CpAsyncCommit,  // cp.async.commit_group
   CpAsyncWait,    // cp.async.wait_group N (DInst::call = N), cp.async.wait_all (DInst::waitAll)
+  Tex,          // tex.1d/2d/3d/a1d/a2d through a texture object handle
+  Suld,         // suld.b / sust.b through a surface object handle
+  Sust,
   Unsupported,
 };
 
@@ -176,6 +179,12 @@ struct DInst {
   bool symbolOperand = false;        // mov/cvta of a variable's address (addrSym, addrOffset)
   bool toSpace = false;              // cvta.to
   bool waitAll = false;              // cp.async.wait_all: commit, then wait for every group
+  // tex: coordinates per texel (1-3), a layer index first (.a1d/.a2d), integer coordinates.
+  uint8_t texDims = 0;
+  bool texLayered = false;
+  bool texIntCoords = false;
+  uint8_t texGather = 0;             // tld4: the component gathered, plus 1 (0: tex)
+  uint8_t surfaceOob = 0;            // suld/sust out of range: 0 .trap, 1 .clamp, 2 .zero
   // Memory.
   bool strong = false;               // ld/st that is memory-model strong (Instruction::memoryStrength)
   StateSpace space = StateSpace::Generic;

@@ -5,6 +5,7 @@
 #include "../../src/emu/Machine.h"
 #include "TestUtil.h"
 #include "ptxopt/emu/Device.h"
+#include "ptxopt/emu/LaunchSpec.h"
 
 namespace ptxopt::emu {
 namespace {
@@ -615,6 +616,107 @@ TEST(Device, TrapIsNotAnAddressFault) {
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.fault.find("trap executed"), std::string::npos) << r.fault;
   EXPECT_EQ(r.faultKind, FaultKind::Other);
+}
+
+
+// Texture objects (issue #34): handles, their checks, a fetch through a Device, a destroyed
+// handle, and the launch spec's texture parameter read back from its JSON.
+const std::string kTex2D = std::string(kHeader) + R"(
+.visible .entry fetch(.param .u64 t, .param .u64 out, .param .f32 x, .param .f32 y)
+{
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<8>;
+  ld.param.u64 %rd1, [t];
+  ld.param.u64 %rd2, [out];
+  ld.param.f32 %f1, [x];
+  ld.param.f32 %f2, [y];
+  tex.2d.v4.f32.f32 {%f3, %f4, %f5, %f6}, [%rd1, {%f1, %f2}];
+  st.global.v4.f32 [%rd2], {%f3, %f4, %f5, %f6};
+  ret;
+}
+)";
+
+TEST(Device, TextureObjects) {
+  auto m = parseOk(kTex2D);
+  ASSERT_TRUE(m);
+  Device d;
+  int id = load(d, *m);
+  // A 2x2 float2 texture, pitched: rows 32 bytes apart.
+  uint64_t texels = d.allocate(64, "texels"), out = d.allocate(16, "out");
+  const float rows[2][8] = {{1, 10, 2, 20, 0, 0, 0, 0}, {3, 30, 4, 40, 0, 0, 0, 0}};
+  std::string error;
+  ASSERT_TRUE(d.write(texels, rows, 64, error)) << error;
+  TextureDesc t;
+  t.resource = TexResource::Pitch2D;
+  t.base = texels;
+  t.width = 2, t.height = 2, t.dims = 2, t.pitch = 32, t.channels = 2;
+  t.filter = TexFilter::Linear;
+  uint64_t h = d.createTexture(t, error);
+  ASSERT_EQ(h, 1u) << error;
+  auto launchAt = [&](uint64_t handle, float x, float y) {
+    uint32_t xb, yb;
+    std::memcpy(&xb, &x, 4), std::memcpy(&yb, &y, 4);
+    return d.launch(id, launchOf("fetch", 1, 1, block(d, id, "fetch", {handle, out, xb, yb})), RunOptions{});
+  };
+  RunResult r = launchAt(h, 1.0f, 1.0f);  // the centre: the mean of the four texels
+  ASSERT_TRUE(r.ok) << r.error << r.fault;
+  float got[4];
+  ASSERT_TRUE(d.read(out, got, 16, error));
+  EXPECT_EQ(got[0], 2.5f);
+  EXPECT_EQ(got[1], 25.0f);
+  EXPECT_EQ(got[2], 0.0f);
+  EXPECT_EQ(got[3], 1.0f);
+  ASSERT_NE(d.texture(h), nullptr);
+  EXPECT_EQ(d.texture(h)->pitch, 32u);
+
+  // Refusals: texels past their allocation, integers filtered linearly.
+  TextureDesc past = t;
+  past.height = 3;
+  EXPECT_EQ(d.createTexture(past, error), 0u);
+  EXPECT_NE(error.find("do not lie in one allocation"), std::string::npos) << error;
+  TextureDesc ints = t;
+  ints.kind = TexChannelKind::Signed;
+  EXPECT_EQ(d.createTexture(ints, error), 0u);
+  EXPECT_NE(error.find("linear filtering"), std::string::npos) << error;
+
+  // A destroyed handle is told from one that never was; handles are not reused.
+  EXPECT_TRUE(d.destroyTexture(h));
+  EXPECT_FALSE(d.destroyTexture(h));
+  EXPECT_EQ(d.texture(h), nullptr);
+  r = launchAt(h, 1.0f, 1.0f);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.fault.find("texture handle 0x1 names a destroyed object"), std::string::npos) << r.fault;
+  r = launchAt(7, 1.0f, 1.0f);
+  EXPECT_NE(r.fault.find("texture handle 0x7 is not a texture object"), std::string::npos) << r.fault;
+  EXPECT_EQ(d.createTexture(t, error), 2u) << error;
+  // Texels freed under a live texture fault at the fetch.
+  ASSERT_TRUE(d.release(texels));
+  r = launchAt(2, 0.5f, 0.5f);
+  EXPECT_NE(r.fault.find("are not in device memory"), std::string::npos) << r.fault;
+}
+
+TEST(LaunchSpec, TextureParameterRoundTrip) {
+  const std::string text = R"({"grid": [1], "block": [1], "params": [
+    {"name": "t", "texture": {"type": "u8", "channels": 4, "extent": [8, 4, 3], "layered": true,
+      "resource": "array", "init": "iota", "filter": "linear", "address": ["wrap", "mirror"],
+      "normalized_coords": true, "read": "normalized_float", "border_color": [0.5, 0, 0, 1]}}]})";
+  LaunchSpec a, b;
+  std::string error;
+  ASSERT_TRUE(parseLaunchSpec(text, "a.json", a, error)) << error;
+  ASSERT_EQ(a.params.size(), 1u);
+  const TextureDesc& t = a.params[0].texture;
+  EXPECT_EQ(a.params[0].kind, ParamSpec::Kind::Texture);
+  EXPECT_EQ(t.dims, 2);
+  EXPECT_TRUE(t.layered);
+  EXPECT_EQ(t.depth, 3u);
+  EXPECT_EQ(a.params[0].count, 4u * 8 * 4 * 3);
+  EXPECT_EQ(t.addressMode[1], TexAddressMode::Mirror);
+  EXPECT_EQ(t.addressMode[2], TexAddressMode::Mirror);  // the last mode given repeats
+  const std::string json = launchSpecToJson(a);
+  ASSERT_TRUE(parseLaunchSpec(json, "b.json", b, error)) << error << "\n" << json;
+  EXPECT_EQ(launchSpecToJson(b), json);
+  EXPECT_EQ(std::memcmp(b.params[0].texture.borderColor, t.borderColor, sizeof t.borderColor), 0);
+  EXPECT_EQ(describeTexture(b.params[0].texture), "2D layered u8x4 array 8x4x3");
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ptxopt/emu/Emulator.h"
+#include "ptxopt/emu/Texture.h"
 #include "ptxopt/ir/Module.h"
 
 namespace ptxopt::emu {
@@ -83,6 +84,15 @@ class Device {
   // byte K: 0xAA here, 0xBB there"; an allocation that only one device has is a difference too.
   // Empty when they are the same.
   std::string firstDifference(const Device& other) const;
+
+  // ---- texture objects (Texture.h) ----------------------------------------------------------
+  // A handle (1, 2, ...; never reused) for `d`, whose texels must lie in one live allocation;
+  // 0 with `error` when they do not or the description is unusable (checkTexture).
+  uint64_t createTexture(const TextureDesc& d, std::string& error);
+  // False when `handle` names no live texture.
+  bool destroyTexture(uint64_t handle);
+  // The texture of a live handle, or nullptr.
+  const TextureDesc* texture(uint64_t handle) const;
 
   // ---- modules --------------------------------------------------------------------------------
   // Verifies and prepares `m` (which must outlive the device) and allocates its .global and

@@ -7,7 +7,10 @@
 //                                 "init": {"random": {"seed": 7, "min": -1.0, "max": 1.0}}}},
 //      {"name": "out", "buffer": {"type": "f32", "count": 8, "init": "zero"}},
 //      {"name": "n",   "value": 2048, "type": "s32"},
-//      {"name": "s",   "bytes": [0, 0, 32, 64]}]}
+//      {"name": "s",   "bytes": [0, 0, 32, 64]},
+//      {"name": "t",   "texture": {"type": "f32", "channels": 1, "extent": [4, 2], "init": "iota",
+//                                  "filter": "linear", "address": ["wrap", "clamp"],
+//                                  "normalized_coords": true}}]}
 //
 // Initializers: "zero", "iota", {"fill": V}, {"values": [...]}, {"random": {...}}, {"file": F}.
 // Numbers may also be written as strings: "nan", "inf", "-inf", "-0.0", or "0x..." for a raw bit
@@ -18,6 +21,8 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "ptxopt/emu/Texture.h"
 
 namespace ptxopt::emu {
 
@@ -46,11 +51,16 @@ struct BufferInit {
 };
 
 struct ParamSpec {
-  enum class Kind : uint8_t { Buffer, Scalar, Bytes } kind = Kind::Scalar;
+  enum class Kind : uint8_t { Buffer, Scalar, Bytes, Texture } kind = Kind::Scalar;
   std::string name;
-  ElemType type = ElemType::S32;  // element type of a buffer, type of a scalar
-  uint64_t count = 0;             // buffer elements
+  ElemType type = ElemType::S32;  // element type of a buffer (a texture's channels), type of a scalar
+  uint64_t count = 0;             // buffer elements (a texture's: channels per texel times texels)
   BufferInit init;
+  // A texture object (the parameter receives its handle): format, extent and sampler; the texels
+  // are a device allocation of the launch, `init` written texel by texel, row by row (`base` is
+  // set at launch). A surface (`texture.surface`) is one too; its texels are a result, as a
+  // buffer's elements are.
+  TextureDesc texture;
   SpecNumber value;               // scalar
   std::vector<uint8_t> bytes;     // raw parameter bytes (structs passed by value)
 };

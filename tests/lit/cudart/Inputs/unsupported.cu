@@ -7,8 +7,8 @@
 
 __global__ void iota(int* p) { p[threadIdx.x] = threadIdx.x; }
 
-// tex.1d: an instruction ptxrun does not run yet (issue #34).
-__global__ void fetch(cudaTextureObject_t t, float* out) { out[threadIdx.x] = tex1Dfetch<float>(t, threadIdx.x); }
+// tex.cube (texCubemap): an instruction ptxrun does not run yet (issue #34).
+__global__ void fetch(cudaTextureObject_t t, float* out) { out[threadIdx.x] = texCubemap<float>(t, threadIdx.x, 0.5f, 1.0f); }
 
 int main() {
   int* d;
