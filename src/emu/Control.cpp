@@ -380,13 +380,7 @@ void CtaRunner::asyncCopy(Warp& w, const DInst& I, uint32_t exec) {
     copy.group = t.groups;
     if (L_.opts.checkRaces) {
       copy.id = nextCopyId_++;
-      Access a;
-      a.thread = w.index * 32 + static_cast<uint32_t>(lane);
-      a.cta = linear_;
-      a.line = I.line;
-      a.epoch = barrierEpoch_;
-      a.warpEpoch = w.syncEpoch;
-      a.warp = w.index;
+      Access a = accessBy(w, I, lane);
       a.valid = true;
       a.async = true;
       std::lock_guard<std::mutex> lock(L_.raceMutex);

@@ -136,6 +136,8 @@ class CtaRunner {
   uint8_t* memory(Warp& w, const DInst& I, StateSpace space, uint64_t addr, uint64_t size, int lane, bool write, bool atomic,
                   const SymRef* sym, StateSpace* resolved = nullptr);
   void recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t addr, uint64_t size, int lane, bool write, bool atomic);
+  // The race checker's record of an access by `lane` of `w` at `I`, now (thread, CTA, line, epochs).
+  Access accessBy(const Warp& w, const DInst& I, int lane) const;
   // Whether access `o` is ordered before access `a` of warp `w` (race check).
   bool ordered(const Warp& w, const Access& o, const Access& a) const;
   // An access to shared bytes that a cp.async may still write: a race with that copy.

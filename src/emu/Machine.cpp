@@ -879,10 +879,7 @@ void CtaRunner::checkInFlight(const Access& a, const std::string& kind, uint64_t
   }
 }
 
-void CtaRunner::recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t addr, uint64_t size, int lane, bool write,
-                             bool atomic) {
-  bool shared = isSharedSpace(space);
-  if (!shared && space != StateSpace::Global) return;
+Access CtaRunner::accessBy(const Warp& w, const DInst& I, int lane) const {
   Access a;
   a.thread = w.index * 32 + static_cast<uint32_t>(lane);
   a.cta = linear_;
@@ -890,6 +887,14 @@ void CtaRunner::recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t
   a.epoch = barrierEpoch_;
   a.warpEpoch = w.syncEpoch;
   a.warp = w.index;
+  return a;
+}
+
+void CtaRunner::recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t addr, uint64_t size, int lane, bool write,
+                             bool atomic) {
+  bool shared = isSharedSpace(space);
+  if (!shared && space != StateSpace::Global) return;
+  Access a = accessBy(w, I, lane);
   a.atomic = atomic;
   a.strong = atomic || I.strong;
   a.valid = true;
