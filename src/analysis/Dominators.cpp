@@ -109,15 +109,16 @@ DominatorTree DominatorAnalysis::run(const Function&, FunctionAnalysisManager& a
   return d;
 }
 
-PostDominatorTree PostDominatorAnalysis::run(const Function&, FunctionAnalysisManager& am) {
-  const CfgInfo& cfg = am.get<CfgAnalysis>();
+PostDominatorTree buildPostDominators(const CfgInfo& cfg, const std::vector<uint8_t>& ignored) {
   const uint32_t n = cfg.size();
+  auto isIgnored = [&](uint32_t v) { return v < ignored.size() && ignored[v]; };
   PostDominatorTree pd;
   pd.virtualExit = n;
   // Reverse graph with the virtual exit as its root.
   std::vector<std::vector<uint32_t>> rsucc(n + 1), rpred(n + 1);
   for (uint32_t v = 0; v < n; ++v)
     for (uint32_t s : cfg.succ[v]) {
+      if (isIgnored(s) && !isIgnored(v)) continue;
       rsucc[s].push_back(v);
       rpred[v].push_back(s);
     }
@@ -153,6 +154,10 @@ PostDominatorTree PostDominatorAnalysis::run(const Function&, FunctionAnalysisMa
     }
   pd.tree = DomTree::build(n, rsucc, rpred);
   return pd;
+}
+
+PostDominatorTree PostDominatorAnalysis::run(const Function&, FunctionAnalysisManager& am) {
+  return buildPostDominators(am.get<CfgAnalysis>());
 }
 
 DominanceFrontier DominanceFrontierAnalysis::run(const Function&, FunctionAnalysisManager& am) {

@@ -24,6 +24,35 @@ uint64_t naturalAlign(const Variable& v) {
   return e;
 }
 
+// Blocks (by RPO number) from which every path ends in an unguarded `trap`: a lane there faults
+// the launch before it could reach a join. ptxas reconverges a branch with such a side (an
+// assert's failure path, the trap default of a switch) where its other sides meet, and so does
+// the emulator: the post-dominators that place reconvergence points ignore these blocks. A
+// loop among them is left out (its lanes might never trap).
+std::vector<uint8_t> trapBoundBlocks(const CfgInfo& cfg) {
+  const uint32_t n = cfg.size();
+  std::vector<uint8_t> bound(n, 0);
+  auto endsInTrap = [](const BasicBlock* b) {
+    for (auto it = b->insts().rbegin(); it != b->insts().rend(); ++it)
+      if (!(*it)->info().isPseudo()) return (*it)->is(Opcode::Trap) && !(*it)->hasGuard();
+    return false;
+  };
+  for (uint32_t v = 0; v < n; ++v)
+    if (cfg.succ[v].empty() && endsInTrap(cfg.rpo[v])) bound[v] = 1;
+  // A block whose successors are all bound is bound; successors come later in RPO except
+  // along back edges, so sweep backwards until nothing changes.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t v = n; v-- > 0;)
+      if (!bound[v] && !cfg.succ[v].empty() &&
+          std::all_of(cfg.succ[v].begin(), cfg.succ[v].end(), [&](uint32_t s) { return bound[s] != 0; })) {
+        bound[v] = 1;
+        changed = true;
+      }
+  }
+  return bound;
+}
+
 // What the emulator does with each opcode: a family and, for arithmetic and logic, the
 // sub-operation. Opcodes not listed are not emulated.
 enum class Family : uint8_t {
@@ -325,10 +354,10 @@ bool Decoder::decodeFunction(DFunction& f, std::string& error) {
   for (const Decl& d : fn.decls())
     if (d.scope == 0) bindDecl(f, d, false);
 
-  // Reconvergence points from the post-dominator tree.
+  // Reconvergence points from the post-dominator tree, paths that end in a trap left out.
   FunctionAnalysisManager am(fn);
   const CfgInfo& cfg = am.get<CfgAnalysis>();
-  const PostDominatorTree& pdt = am.get<PostDominatorAnalysis>();
+  const PostDominatorTree pdt = buildPostDominators(cfg, trapBoundBlocks(cfg));
 
   // Program counters: every instruction in layout order; a block starts at the pc of its first
   // instruction (or of the next instruction if it has none).

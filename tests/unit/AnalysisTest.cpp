@@ -100,6 +100,23 @@ TEST(Analysis, PostDominatorsWithTwoExits) {
   EXPECT_EQ(t.print("postdom"), "postdom of function 'k':\n  <exit>\n    <bb 0>\n    $La\n    $Lb\n");
 }
 
+TEST(Analysis, PostDominatorsIgnoringBlocks) {
+  // The side $Lbad only traps: ignoring edges into it makes $Ljoin the branch's post-dominator.
+  Fixture t(".reg .pred %p<3>;\n.reg .b32 %r<2>;\nsetp.eq.u32 %p1, %r1, 0;\n@%p1 bra $Lbad;\n"
+            "$Lok:\nadd.s32 %r1, %r1, 1;\nbra.uni $Ljoin;\n$Lbad:\ntrap;\n$Ljoin:\nret;");
+  ASSERT_TRUE(t.f);
+  const uint32_t bad = t.node("$Lbad"), ok = t.node("$Lok"), join = t.node("$Ljoin");
+  const PostDominatorTree& plain = t.am->get<PostDominatorAnalysis>();
+  EXPECT_EQ(plain.ipdom(0), plain.virtualExit);
+  std::vector<uint8_t> ignored(t.cfg().size(), 0);
+  ignored[bad] = 1;
+  const PostDominatorTree pd = buildPostDominators(t.cfg(), ignored);
+  EXPECT_EQ(pd.ipdom(0), ok);
+  EXPECT_EQ(pd.ipdom(ok), join);
+  EXPECT_EQ(pd.ipdom(bad), pd.virtualExit);  // the ignored block keeps its own path to the exit
+  EXPECT_TRUE(pd.infiniteLoopAnchors.empty());
+}
+
 TEST(Analysis, PostDominatorsOfAnInfiniteLoop) {
   Fixture t(".reg .pred %p<2>;\n.reg .b32 %r<2>;\nsetp.eq.u32 %p1, %r1, 0;\n@%p1 bra $Lspin;\nret;\n"
             "$Lspin:\nadd.s32 %r1, %r1, 1;\n$Lspin2:\nbra.uni $Lspin;");

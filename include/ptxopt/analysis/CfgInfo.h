@@ -21,7 +21,6 @@ struct CfgInfo {
   uint32_t size() const { return static_cast<uint32_t>(rpo.size()); }
   int32_t index(const BasicBlock* b) const { return b->id() < rpoIndex.size() ? rpoIndex[b->id()] : -1; }
   bool reachable(const BasicBlock* b) const { return index(b) >= 0; }
-  // Blocks without successors (ret, exit, trap, falling off the end).
 };
 
 struct CfgAnalysis {

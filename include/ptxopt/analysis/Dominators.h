@@ -52,6 +52,12 @@ struct PostDominatorTree {
   uint32_t ipdom(uint32_t n) const { return static_cast<uint32_t>(tree.idom(n)); }
 };
 
+// The post-dominator tree of `cfg` as if no edge from another block entered the blocks marked in
+// `ignored` (by RPO number; a marked block's edges to marked blocks stay): the post-dominators
+// of the other blocks are decided by their other paths alone. Every unmarked block that has
+// successors must keep one.
+PostDominatorTree buildPostDominators(const CfgInfo& cfg, const std::vector<uint8_t>& ignored = {});
+
 struct DominanceFrontier {
   std::vector<std::vector<uint32_t>> frontier;  // by RPO number, sorted
 };
