@@ -56,7 +56,7 @@ std::vector<uint8_t> trapBoundBlocks(const CfgInfo& cfg) {
 // What the emulator does with each opcode: a family and, for arithmetic and logic, the
 // sub-operation. Opcodes not listed are not emulated.
 enum class Family : uint8_t {
-  None, Move, Arith, Bit, Sad, Dp, Compare, Select, Slct, Convert, Cvta, Isspacep, Load, Store, Atomic,
+  None, Move, Arith, Bit, Sad, Dp, Video, Compare, Select, Slct, Convert, Cvta, Isspacep, Load, Store, Atomic,
   Branch, BranchIndexed, Call, Return, Exit, Trap, Barrier, WarpSync, Shuffle, Vote, Match, Redux, Activemask, Nop, Texture, Surface,
 };
 struct OpDecode {
@@ -292,6 +292,7 @@ class Decoder {
   bool decodeArith(const Instruction& inst, ArithOp op, DInst& di);
   bool decodeBit(const Instruction& inst, BitOp op, DInst& di);
   bool decodeCompare(const Instruction& inst, DInst& di);
+  bool decodeVideo(const Instruction& inst, VideoOp op, DInst& di);
   bool decodeMemory(const Instruction& inst, Family family, DInst& di);
   bool decodeBarrier(const Instruction& inst, DInst& di);
   bool decodeWarp(const Instruction& inst, Family family, DInst& di);
@@ -873,6 +874,12 @@ const OpDecode& decodeOf(Opcode op) {
     set(Opcode::Vote, Family::Vote), set(Opcode::Match, Family::Match), set(Opcode::ReduxSync, Family::Redux);
     set(Opcode::Activemask, Family::Activemask), set(Opcode::Tex, Family::Texture), set(Opcode::Tld4, Family::Texture);
     set(Opcode::Suld, Family::Surface), set(Opcode::Sust, Family::Surface);
+    auto video = [&](Opcode op, VideoOp v) { set(op, Family::Video, static_cast<uint8_t>(v)); };
+    video(Opcode::Vadd2, VideoOp::Add), video(Opcode::Vadd4, VideoOp::Add), video(Opcode::Vsub2, VideoOp::Sub);
+    video(Opcode::Vsub4, VideoOp::Sub), video(Opcode::Vavrg2, VideoOp::Avrg), video(Opcode::Vavrg4, VideoOp::Avrg);
+    video(Opcode::Vabsdiff2, VideoOp::Absdiff), video(Opcode::Vabsdiff4, VideoOp::Absdiff);
+    video(Opcode::Vmin2, VideoOp::Min), video(Opcode::Vmin4, VideoOp::Min), video(Opcode::Vmax2, VideoOp::Max);
+    video(Opcode::Vmax4, VideoOp::Max), video(Opcode::Vset2, VideoOp::Set), video(Opcode::Vset4, VideoOp::Set);
     // No effect a single launch can observe: fences, prefetches, sleeps, profiler events, and
     // programmatic dependent launch (no prerequisite grid; launching dependents early is a hint).
     for (Opcode op : {Opcode::Membar, Opcode::Fence, Opcode::Prefetch, Opcode::Prefetchu, Opcode::Nanosleep,
@@ -892,6 +899,63 @@ E pick(const Instruction& inst, const Mod (&mods)[N], E otherwise) {
 }
 
 }  // namespace
+
+// vop2/vop4 .dtype.atype.btype{.sat|.add} and vset2/vset4 .atype.btype.cmp{.add}, every type
+// .u32 or .s32; selectors on a and b (bytes for the 4-way forms, half-words for the 2-way ones,
+// one digit per element) and a mask on d (positions, any subset).
+bool Decoder::decodeVideo(const Instruction& inst, VideoOp op, DInst& di) {
+  DVideo& v = di.video;
+  v.op = op;
+  const bool four = inst.is(Opcode::Vadd4) || inst.is(Opcode::Vsub4) || inst.is(Opcode::Vavrg4) ||
+                    inst.is(Opcode::Vabsdiff4) || inst.is(Opcode::Vmin4) || inst.is(Opcode::Vmax4) ||
+                    inst.is(Opcode::Vset4);
+  v.lanes = four ? 4 : 2;
+  const unsigned typeCount = op == VideoOp::Set ? 2 : 3;
+  for (unsigned k = 0; k < 3; ++k) {
+    const ScalarType t = inst.type(k);
+    if (k < typeCount ? (t != ScalarType::U32 && t != ScalarType::S32) : t != ScalarType::None)
+      return invalid(op == VideoOp::Set ? "vset2/vset4 take two types, each .u32 or .s32 (.atype.btype)"
+                                        : "a SIMD video instruction takes three types, each .u32 or .s32 (.dtype.atype.btype)");
+  }
+  const unsigned first = op == VideoOp::Set ? 0 : 1;
+  v.signedD = op != VideoOp::Set && inst.type(0) == ScalarType::S32;
+  v.signedA = inst.type(first) == ScalarType::S32;
+  v.signedB = inst.type(first + 1) == ScalarType::S32;
+  v.add = inst.has(Mod::Add);
+  if (v.add && di.sat) return invalid(".sat cannot be used with .add on a SIMD video instruction");
+  if (op == VideoOp::Set) {
+    const auto c = inst.cmp();
+    if (!c || (*c != CmpOp::Eq && *c != CmpOp::Ne && *c != CmpOp::Lt && *c != CmpOp::Le && *c != CmpOp::Gt &&
+               *c != CmpOp::Ge))
+      return invalid("vset2/vset4 compare with one of .eq .ne .lt .le .gt .ge");
+    di.cmp = *c;
+  }
+  // The elements a selector names, lowest position first; the defaults are a's elements and b's.
+  const unsigned perWord = v.lanes;
+  for (unsigned i = 0; i < v.lanes; ++i) v.asel[i] = static_cast<uint8_t>(i), v.bsel[i] = static_cast<uint8_t>(perWord + i);
+  auto selector = [&](unsigned operand, uint8_t* out) {
+    const auto sel = inst.operand(operand).videoSelector();
+    if (!sel) return true;
+    if (sel->halves == four || sel->count != v.lanes)
+      return invalid("operand " + std::to_string(operand + 1) + "'s selector " + videoSelectorName(*sel) + " must name " +
+                     std::to_string(v.lanes) + (four ? " bytes (.bxyzw)" : " half-words (.hxy)"));
+    for (unsigned i = 0; i < v.lanes; ++i) out[i] = sel->at(i);
+    return true;
+  };
+  if (!selector(1, v.asel) || !selector(2, v.bsel)) return false;
+  if (inst.operand(3).videoSelector()) return invalid("the operand c of a SIMD video instruction takes no selector");
+  v.mask = static_cast<uint8_t>((1u << v.lanes) - 1);
+  if (const auto m = inst.operand(0).videoSelector()) {
+    if (m->halves == four) return invalid(std::string("the mask on d names ") + (four ? "bytes (.b3210, .b10, ...)" : "half-words (.h10, .h0, .h1)"));
+    v.mask = 0;
+    for (unsigned k = 0; k < m->count; ++k) {
+      if (m->digit[k] >= v.lanes) return invalid("the mask " + videoSelectorName(*m) + " names a position past the last element");
+      v.mask |= static_cast<uint8_t>(1u << m->digit[k]);
+    }
+  }
+  di.op = XOp::Video;
+  return true;
+}
 
 bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di) {
   if (inst.info().is(OpFlag::AsyncMemory)) return decodeAsync(f, inst, di);
@@ -920,6 +984,7 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
       di.dpFour = inst.is(Opcode::Dp4a);
       di.dpHigh = inst.has(Mod::Hi);
       return true;
+    case Family::Video: return decodeVideo(inst, static_cast<VideoOp>(d.sub), di);
     case Family::Compare: return decodeCompare(inst, di);
     case Family::Select: di.op = XOp::Selp; return true;
     case Family::Slct: di.op = XOp::Slct; return true;

@@ -70,6 +70,12 @@ void dpGeneral(const DInst& I, uint64_t* R, uint32_t exec) {
   forExec(exec, [&](int l) { d[l] = dpLane(I.dpFour, I.dpHigh, sa, sb, a[l], b[l], c[l]); });
 }
 
+void videoGeneral(const DInst& I, uint64_t* R, uint32_t exec) {
+  uint64_t* d = slot(R, I.dst[0]);
+  const uint64_t *a = src(I, R, 0), *b = src(I, R, 1), *c = src(I, R, 2);
+  forExec(exec, [&](int l) { d[l] = videoLane(I.video, I.cmp, I.sat, a[l], b[l], c[l]); });
+}
+
 template <typename F>
 void floatFormatGeneral(const DInst& I, uint64_t* R, uint32_t exec) {
   const FloatMods m = floatMods(I);
@@ -453,6 +459,7 @@ Fn general(const DInst& I) {
     case XOp::BitOp: return &bitOpGeneral;
     case XOp::Sad: return &sadGeneral;
     case XOp::Dp: return &dpGeneral;
+    case XOp::Video: return &videoGeneral;
     case XOp::FloatArith:
       if (I.arith == ArithOp::Testp) return &testpGeneral;
       return I.t == ScalarType::F64 ? &floatFormatGeneral<F64Format> : &floatFormatGeneral<F32Format>;

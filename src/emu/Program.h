@@ -54,6 +54,7 @@ enum class XOp : uint16_t {
   BitOp,        // and or xor not cnot popc clz bfind brev bfe bfi prmt lop3 shf shl shr bmsk szext
   Sad,
   Dp,           // dp4a / dp2a
+  Video,        // SIMD video: vadd2/4 vsub2/4 vavrg2/4 vabsdiff2/4 vmin2/4 vmax2/4 vset2/4 (DInst::video)
   FloatArith,   // f32/f64 add sub mul fma mad div abs neg min max sqrt rsqrt rcp ex2 lg2 sin cos tanh copysign testp
   HalfArith,    // .f16 .f16x2 .bf16 .bf16x2
   Setp,
@@ -104,6 +105,21 @@ enum class BarrierReduce : uint8_t { Popc, And, Or };
 enum class ShflMode : uint8_t { Up, Down, Bfly, Idx };
 enum class VoteMode : uint8_t { All, Any, Uni, Ballot };
 enum class ReduxOp : uint8_t { Add, Min, Max, And, Or, Xor };
+enum class VideoOp : uint8_t { Add, Sub, Avrg, Absdiff, Min, Max, Set };
+
+// A SIMD video instruction: `lanes` elements (4 bytes or 2 half-words) of the pair (a, b),
+// each position i reading element asel[i] (bsel[i]) of the 8 bytes or 4 half-words a:b (a
+// low), extended by the signedness of its operand; the results are merged into c's elements
+// at the positions of `mask` (the others keep c's) or, with .add, summed onto c.
+struct DVideo {
+  VideoOp op = VideoOp::Add;
+  uint8_t lanes = 4;
+  bool signedA = false, signedB = false, signedD = false;
+  bool add = false;
+  uint8_t mask = 0xF;
+  uint8_t asel[4] = {0, 1, 2, 3};
+  uint8_t bsel[4] = {4, 5, 6, 7};
+};
 
 // Where a symbol lives, resolved when the program is decoded.
 struct SymRef {
@@ -171,6 +187,7 @@ struct DInst {
   bool shiftAmount = false;          // bfind.shiftamt
   bool dpFour = false;               // dp4a (else dp2a)
   bool dpHigh = false;               // dp2a.hi
+  DVideo video;                      // XOp::Video
   bool matchAll = false;             // match.all (else .any)
   bool aligned = false;              // barrier .aligned (bar is aligned)
   bool hasCount = false;             // barrier with a thread-count operand

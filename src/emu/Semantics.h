@@ -181,6 +181,52 @@ PTXOPT_LANE uint64_t sadLane(unsigned bits, bool sg, uint64_t a, uint64_t b, uin
   return (diff + c) & widthMask(bits);
 }
 
+// SIMD video (vop2, vop4, vset2, vset4): see DVideo. vavrg halves the sum rounding up when the
+// sum is non-negative and down when it is negative; .sat clamps each result to the range of
+// the destination's element type (the decoder refuses it with .add); vset's results are 1 or 0.
+PTXOPT_LANE uint64_t videoLane(const DVideo& v, CmpOp cmp, bool sat, uint64_t a, uint64_t b, uint64_t c) {
+  const unsigned bits = v.lanes == 4 ? 8 : 16;
+  const uint64_t pair = (a & 0xFFFFFFFFu) | (b & 0xFFFFFFFFu) << 32;
+  auto element = [&](unsigned index, bool sg) -> int64_t {
+    const uint64_t raw = (pair >> (bits * index)) & widthMask(bits);
+    return sg ? signExtend(raw, bits) : static_cast<int64_t>(raw);
+  };
+  const int64_t lo = v.signedD ? -(int64_t{1} << (bits - 1)) : 0;
+  const int64_t hi = v.signedD ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
+  uint64_t d = v.add ? c & 0xFFFFFFFFu : 0;
+  for (unsigned i = 0; i < v.lanes; ++i) {
+    const int64_t x = element(v.asel[i], v.signedA), y = element(v.bsel[i], v.signedB);
+    int64_t t = 0;
+    switch (v.op) {
+      case VideoOp::Add: t = x + y; break;
+      case VideoOp::Sub: t = x - y; break;
+      case VideoOp::Avrg: t = x + y >= 0 ? (x + y + 1) >> 1 : (x + y) >> 1; break;
+      case VideoOp::Absdiff: t = x > y ? x - y : y - x; break;
+      case VideoOp::Min: t = std::min(x, y); break;
+      case VideoOp::Max: t = std::max(x, y); break;
+      case VideoOp::Set:
+        switch (cmp) {
+          case CmpOp::Eq: t = x == y; break;
+          case CmpOp::Ne: t = x != y; break;
+          case CmpOp::Lt: t = x < y; break;
+          case CmpOp::Le: t = x <= y; break;
+          case CmpOp::Gt: t = x > y; break;
+          default: t = x >= y; break;  // .ge (the decoder admits no other)
+        }
+        break;
+    }
+    if (sat && v.op != VideoOp::Set) t = std::clamp(t, lo, hi);
+    const bool on = (v.mask >> i) & 1;
+    if (v.add) {
+      if (on) d += static_cast<uint64_t>(t);
+    } else {
+      const uint64_t e = on ? static_cast<uint64_t>(t) : c >> (bits * i);
+      d |= (e & widthMask(bits)) << (bits * i);
+    }
+  }
+  return d & 0xFFFFFFFFu;
+}
+
 // dp4a (four byte products) and dp2a (two halfword by byte products, .lo or .hi bytes of b).
 PTXOPT_LANE uint64_t dpLane(bool four, bool high, bool sa, bool sb, uint64_t a, uint64_t b, uint64_t c) {
   int64_t acc = (sa || sb) ? signExtend(c, 32) : static_cast<int64_t>(c & 0xFFFFFFFFu);

@@ -1050,7 +1050,16 @@ class Parser {
       base.remove_suffix(2);
     }
     RegId r = lookupReg(base);
-    if (r != kNoReg) return Operand::reg(r, comp);
+    if (r != kNoReg) {
+      Operand o = Operand::reg(r, comp);
+      // A video instruction's selector, written onto the register: %r1.b3210, %r2.h10.
+      if (comp == Component::None && at(TokKind::Dot) && !peek().spaceBefore)
+        if (auto sel = lookupVideoSelector(peek().text)) {
+          next();
+          o.value = packVideoSelector(*sel);
+        }
+      return o;
+    }
     if (base[0] == '%') {
       if (auto s = specialRegister(base, comp, t.loc)) return *s;
       fail(t.loc, "use of undeclared register '" + std::string(t.text) + "'");

@@ -401,6 +401,7 @@ class Printer {
       case OperandKind::Reg:
         if (o.negated()) out_ += '!';
         reg(o.id, o.component());
+        if (auto sel = o.videoSelector()) out_ += videoSelectorName(*sel);
         break;
       case OperandKind::Special: {
         const SpecialRegInfo& info = specialRegInfo(static_cast<SpecialReg>(o.id));

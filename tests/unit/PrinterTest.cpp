@@ -60,6 +60,27 @@ TEST(Printer, AddressesVectorsPairsAndLists) {
   EXPECT_NE(out.find("exch.b32 \t_, [%rd1], %r1;"), std::string::npos) << out;
 }
 
+TEST(Printer, VideoSelectorsStayOnTheirRegisters) {
+  std::string text = kernel(".reg .b32 %r<5>;\n"
+                            "vsub2.s32.s32.s32.sat %r1.h0, %r2.h10, %r3.h32, %r4;\n"
+                            "vmin4.s32.u32.u32.add %r1.b10, %r2.b3210, %r3.b7654, %r1;\n"
+                            "vabsdiff4.u32.u32.u32 %r1, %r2, %r3, %r1;");
+  std::string out = roundTrip(text);
+  EXPECT_NE(out.find("%r1.h0, %r2.h10, %r3.h32, %r4;"), std::string::npos) << out;
+  EXPECT_NE(out.find("%r1.b10, %r2.b3210, %r3.b7654, %r1;"), std::string::npos) << out;
+  EXPECT_NE(out.find("vabsdiff4.u32.u32.u32 \t%r1, %r2, %r3, %r1;"), std::string::npos) << out;
+  expectIdempotent(text);
+  // Digits past a selector's range are not a selector (a parse error, not a silent drop).
+  EXPECT_FALSE(lookupVideoSelector(".h4"));
+  EXPECT_FALSE(lookupVideoSelector(".b8"));
+  EXPECT_FALSE(lookupVideoSelector(".b32100"));
+  const auto sel = lookupVideoSelector(".b0123");
+  ASSERT_TRUE(sel);
+  EXPECT_EQ(sel->at(0), 3);  // the last digit written is the lowest position
+  EXPECT_EQ(sel->at(3), 0);
+  EXPECT_EQ(unpackVideoSelector(packVideoSelector(*sel)), sel);
+}
+
 TEST(Printer, TextureAddressesAndUnknownModifiers) {
   std::string text = ".version 9.0\n.target sm_90\n.address_size 64\n.global .texref tex0;\n"
                      ".visible .entry k()\n{\n.reg .f32 %f<7>;\n.reg .b64 %rd<2>;\n"

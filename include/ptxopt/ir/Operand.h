@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace ptxopt {
@@ -43,9 +44,27 @@ enum class Component : uint8_t { None, X, Y, Z, W, R, G, B, A };
 std::string_view componentName(Component c);  // ".x"
 std::optional<Component> lookupComponent(std::string_view spelling);
 
+// A video instruction's selector written onto a register operand: `%r2.b3210` picks bytes of
+// the pair (a, b) (digits 0-7), `%r2.h10` half-words (digits 0-3), `%r1.h0` or `%r1.b10` on a
+// destination is a mask. Digits are kept as written, left to right: the first names the
+// highest element.
+struct VideoSelector {
+  bool halves = false;   // .h (else .b)
+  uint8_t count = 0;     // 1 to 4 digits (.h: 1 or 2)
+  uint8_t digit[4] = {};
+  // The element each position i (0 = lowest) selects: digit[count - 1 - i].
+  uint8_t at(unsigned i) const { return digit[count - 1 - i]; }
+  bool operator==(const VideoSelector&) const = default;
+};
+std::optional<VideoSelector> lookupVideoSelector(std::string_view spelling);
+std::string videoSelectorName(const VideoSelector& s);  // ".b3210"
+// Packed into a Reg operand's `value` (0: none) and back.
+int64_t packVideoSelector(const VideoSelector& s);
+std::optional<VideoSelector> unpackVideoSelector(int64_t value);
+
 enum class OperandKind : uint8_t {
   None,
-  Reg,      // id = RegId, aux = Component
+  Reg,      // id = RegId, aux = Component, value = a packed VideoSelector (0: none)
   Special,  // id = SpecialReg, aux = Component, value = number of a numbered register
   Imm,      // value = the integer (two's complement); flags Hex / UnsignedSuffix / Predefined
   FImm,     // value = bit pattern; aux = FloatForm
@@ -125,6 +144,9 @@ struct Operand {
   bool negated() const { return flags & OperandFlag::Negated; }
   Component component() const { return static_cast<Component>(aux); }
   AddressBase addressBase() const { return static_cast<AddressBase>(aux); }
+  std::optional<VideoSelector> videoSelector() const {
+    return kind == OperandKind::Reg ? unpackVideoSelector(value) : std::nullopt;
+  }
   uint32_t elementCount() const { return aux; }
 
   bool operator==(const Operand& o) const {
