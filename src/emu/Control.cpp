@@ -145,8 +145,13 @@ void CtaRunner::texture(Warp& w, const DInst& I, uint32_t exec) {
     for (unsigned k = 0; k < I.texDims; ++k) coords[k] = static_cast<uint32_t>(f->slot(I.src[first + k])[lane]);
     const int32_t layer = I.texLayered ? static_cast<int32_t>(f->slot(I.src[1])[lane]) : 0;
     uint32_t out[4];
-    if (I.texGather) gatherTexture(*d, texels, coords, layer, I.texGather - 1u, out);
-    else fetchTexture(*d, texels, I.texIntCoords, coords, layer, out);
+    TexelsRead read;
+    TexelsRead* const readOut = L_.opts.checkRaces ? &read : nullptr;
+    if (I.texGather) gatherTexture(*d, texels, coords, layer, I.texGather - 1u, out, readOut);
+    else fetchTexture(*d, texels, I.texIntCoords, coords, layer, out, readOut);
+    for (unsigned k = 0; k < read.count; ++k)
+      checkIncoherentRead(w, I, I.texGather ? "texture gather" : "texture fetch", d->base + read.offset[k], d->texelBytes(),
+                          lane, false);
     const bool sext = I.t == ScalarType::S32;
     for (unsigned c = 0; c < 4 && c < I.ndst; ++c)
       f->slot(I.dst[c])[lane] = sext ? static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(out[c]))) : out[c];
@@ -193,7 +198,17 @@ void CtaRunner::surface(Warp& w, const DInst& I, uint32_t exec) {
       for (unsigned k = 0; k < 3; ++k) c[k] = std::clamp<int64_t>(c[k], 0, std::max<int64_t>(limit[k], 0));
       c[0] -= c[0] % access;
     }
-    uint8_t* p = const_cast<uint8_t*>(texels) + c[0] + c[1] * d->rowPitch() + c[2] * d->slicePitch();
+    const uint64_t offset = static_cast<uint64_t>(c[0]) + static_cast<uint64_t>(c[1]) * d->rowPitch() +
+                            static_cast<uint64_t>(c[2]) * d->slicePitch();
+    if (L_.opts.checkRaces) {  // the texels are global memory: the race checker sees them as ld/st would
+      uint8_t bytes[32] = {};
+      for (unsigned k = 0; store && k < I.vec; ++k) storeElement(bytes + k * eb, eb, f->slot(I.src[1 + ncoords + k])[lane]);
+      storeBytes_ = store ? bytes : nullptr;
+      if (!store) checkIncoherentRead(w, I, "surface read", d->base + offset, access, lane, true);
+      recordAccess(w, I, StateSpace::Global, d->base + offset, access, lane, store, false);
+      storeBytes_ = nullptr;
+    }
+    uint8_t* p = const_cast<uint8_t*>(texels) + offset;
     for (unsigned k = 0; k < I.vec; ++k) {
       if (store) storeElement(p + k * eb, eb, f->slot(I.src[1 + ncoords + k])[lane]);
       else if (k < I.ndst) f->slot(I.dst[k])[lane] = loadElement(p + k * eb, eb);

@@ -142,6 +142,13 @@ class CtaRunner {
   bool ordered(const Warp& w, const Access& o, const Access& a) const;
   // An access to shared bytes that a cp.async may still write: a race with that copy.
   void checkInFlight(const Access& a, const std::string& kind, uint64_t addr, uint64_t size);
+  // A texture fetch or surface read (`kind`) of global bytes: texture and surface reads go
+  // through a cache the launch's own writes do not update, so reading a byte that any write of
+  // this launch stored returns undefined data on a GPU, barrier or not. `orderedOnly`: only
+  // writes ordered before the read (a surface read, whose unordered writes recordAccess reports
+  // as ordinary races).
+  void checkIncoherentRead(Warp& w, const DInst& I, const char* kind, uint64_t addr, uint64_t size, int lane,
+                           bool orderedOnly);
   // While a plain store runs under the race checker: the bytes it stores (recordAccess tells
   // write-write races of the same bytes apart).
   const uint8_t* storeBytes_ = nullptr;
@@ -290,8 +297,10 @@ class Launch {
   std::map<std::tuple<std::string, uint32_t, uint32_t, std::string, std::string, bool>, RaceReport> races;
 
   // `sameValue`: a write-write race in which the later write stores the byte the earlier one did.
+  // `why` replaces "with no barrier between them" (a hazard that no barrier removes).
   void reportRace(const std::string& space, const Access& a, const Access& b, const std::string& kindA,
-                  const std::string& kindB, const std::string& where, bool sameValue = false);
+                  const std::string& kindB, const std::string& where, bool sameValue = false,
+                  const char* why = nullptr);
   // An access (`kind` at a.line by a.thread) to shared bytes that the cp.async at `copyLine` of
   // `copyThread` (same CTA) may still write.
   void reportInFlightRace(const Access& a, const std::string& kind, uint32_t copyLine, uint32_t copyThread,

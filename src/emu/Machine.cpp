@@ -477,7 +477,7 @@ bool Launch::prepare(GlobalMemory& mem, const ModuleMemory& v, const DeviceLaunc
 }
 
 void Launch::reportRace(const std::string& space, const Access& a, const Access& b, const std::string& kindA,
-                        const std::string& kindB, const std::string& where, bool sameValue) {
+                        const std::string& kindB, const std::string& where, bool sameValue, const char* why) {
   uint32_t la = std::min(a.line, b.line), lb = std::max(a.line, b.line);
   auto key = std::make_tuple(space, la, lb, a.line <= b.line ? kindA : kindB, a.line <= b.line ? kindB : kindA, sameValue);
   auto it = races.find(key);
@@ -496,7 +496,7 @@ void Launch::reportRace(const std::string& space, const Access& a, const Access&
   r.description = std::string(sameValue ? "same-value " : "") + "race on " + space + " memory " + where + ": " + kindA + " at " + P.fileName + ":" + std::to_string(a.line) +
                   " by thread " + std::to_string(a.thread) + " of CTA " + std::to_string(a.cta) + ", " + kindB + " at " +
                   P.fileName + ":" + std::to_string(b.line) + " by thread " + std::to_string(b.thread) + " of CTA " +
-                  std::to_string(b.cta) + ", with no barrier between them" +
+                  std::to_string(b.cta) + ", " + (why ? why : "with no barrier between them") +
                   (sameValue ? " (both store the same bytes: benign on a GPU, whichever lands last)" : "");
   races.emplace(key, std::move(r));
 }
@@ -927,6 +927,22 @@ void CtaRunner::recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t
     } else {
       sh.read = a;
     }
+  }
+}
+
+void CtaRunner::checkIncoherentRead(Warp& w, const DInst& I, const char* kind, uint64_t addr, uint64_t size, int lane,
+                                    bool orderedOnly) {
+  Access a = accessBy(w, I, lane);
+  a.valid = true;
+  std::lock_guard<std::mutex> lock(L_.raceMutex);
+  for (uint64_t k = 0; k < size; ++k) {
+    auto it = L_.globalShadow.find(addr + k);
+    if (it == L_.globalShadow.end() || !it->second.write.valid || (orderedOnly && !ordered(w, it->second.write, a)))
+      continue;
+    L_.reportRace("global", it->second.write, a, accessKind(it->second.write, true), kind, raceWhere(addr + k), false,
+                  "which the texture cache does not see (texture and surface reads return undefined data for bytes "
+                  "written earlier in the same launch)");
+    return;
   }
 }
 

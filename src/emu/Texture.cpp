@@ -122,7 +122,7 @@ int64_t floorIndex(double x) {
 }  // namespace
 
 void fetchTexture(const TextureDesc& d, const uint8_t* texels, bool intCoords, const uint32_t coords[3], int32_t layer,
-                  uint32_t out[4]) {
+                  uint32_t out[4], TexelsRead* read) {
   const uint32_t extent[3] = {d.width, d.height, d.depth};
   const unsigned dims = d.dims;
   // Wrap and mirror need normalized coordinates; otherwise they act as clamp (as on the GPU).
@@ -165,8 +165,10 @@ void fetchTexture(const TextureDesc& d, const uint8_t* texels, bool intCoords, c
     for (unsigned k = 0; k < dims; ++k)
       if (!resolve(base[k] + off[k], extent[k], mode[k], idx[k])) return nullptr;
     if (d.layered) idx[dims] = layerIndex;
-    return texels + static_cast<uint64_t>(idx[0]) * texelBytes + static_cast<uint64_t>(idx[1]) * row +
-           static_cast<uint64_t>(idx[2]) * slice;
+    const uint64_t offset = static_cast<uint64_t>(idx[0]) * texelBytes + static_cast<uint64_t>(idx[1]) * row +
+                            static_cast<uint64_t>(idx[2]) * slice;
+    if (read) read->add(offset);
+    return texels + offset;
   };
   const unsigned present = d.channels;
   if (!d.readsFloat()) {
@@ -210,7 +212,7 @@ void fetchTexture(const TextureDesc& d, const uint8_t* texels, bool intCoords, c
 }
 
 void gatherTexture(const TextureDesc& d, const uint8_t* texels, const uint32_t coords[2], int32_t layer, unsigned comp,
-                   uint32_t out[4]) {
+                   uint32_t out[4], TexelsRead* read) {
   const uint32_t extent[2] = {d.width, d.height};
   int64_t base[2];
   TexAddressMode mode[2];
@@ -235,8 +237,10 @@ void gatherTexture(const TextureDesc& d, const uint8_t* texels, const uint32_t c
       out[t] = d.borderColor[comp];
       continue;
     }
-    const uint8_t* texel = texels + static_cast<uint64_t>(i) * d.texelBytes() + static_cast<uint64_t>(j) * d.rowPitch() +
-                           static_cast<uint64_t>(layerIndex) * d.slicePitch();
+    const uint64_t offset = static_cast<uint64_t>(i) * d.texelBytes() + static_cast<uint64_t>(j) * d.rowPitch() +
+                            static_cast<uint64_t>(layerIndex) * d.slicePitch();
+    if (read) read->add(offset);
+    const uint8_t* texel = texels + offset;
     if (!d.readsFloat()) out[t] = intChannel(d, texel, comp);
     else if (d.kind == TexChannelKind::Float && d.channelBits == 32) out[t] = rawChannel(d, texel, comp);
     else out[t] = floatBits(static_cast<float>(floatChannel(d, texel, comp)));

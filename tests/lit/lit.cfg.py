@@ -68,8 +68,9 @@ elif getattr(config, "sanitize", ""):
     # uninstrumented programs nvcc builds. Its tests are left out here (not reported as skipped:
     # the GCC build runs them).
     # (lit matches the names of files and directories: "programs" is the directory programs/.)
-    exec_tests = ["exec-api.test", "exec-compare.test", "exec-metrics.test", "exec-managed.test", "exec-texture.test", "exec-unsupported.test",
-                  "bench-program.test"]
+    # Every cudart/exec-*.test runs a program under ptxrun exec.
+    exec_tests = sorted(f for f in os.listdir(os.path.join(config.test_source_root, "cudart")) if f.startswith("exec-"))
+    exec_tests.append("bench-program.test")
     config.excludes = list(config.excludes) + exec_tests + ["programs"]
     lit_config.note("SKIPPED: cudart/" + ", ".join(exec_tests) + " and programs/ in a sanitizer build, which builds "
                     "no libcudart.so.13 (the GCC build runs them)")

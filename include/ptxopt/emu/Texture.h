@@ -60,16 +60,26 @@ std::string checkTexture(const TextureDesc& d);
 // For messages: "2D f32x1 array 64x32".
 std::string describeTexture(const TextureDesc& d);
 
+// The texels a fetch or gather read, as byte offsets from the texture's base (for the race
+// checker): up to 8 (a linear 3D fetch).
+struct TexelsRead {
+  uint64_t offset[8] = {};
+  unsigned count = 0;
+  void add(uint64_t o) {
+    if (count < 8) offset[count++] = o;
+  }
+};
+
 // One fetch. `coords`: the instruction's coordinates (f32 bits, or s32 when `intCoords`), x, y,
 // z in the texture's `dims`, after the layer index `layer` of a layered texture. `texels`: the
 // host bytes at `base` (spanBytes() of them). Writes the four 32-bit result components.
 void fetchTexture(const TextureDesc& d, const uint8_t* texels, bool intCoords, const uint32_t coords[3], int32_t layer,
-                  uint32_t out[4]);
+                  uint32_t out[4], TexelsRead* read = nullptr);
 
 // tld4 (tex2Dgather): channel `comp` (0-3) of the four texels linear filtering of a 2D texture
 // would weigh at (x, y), in the PTX order: counter-clockwise from the lower left, (i, j+1),
 // (i+1, j+1), (i+1, j), (i, j).
 void gatherTexture(const TextureDesc& d, const uint8_t* texels, const uint32_t coords[2], int32_t layer, unsigned comp,
-                   uint32_t out[4]);
+                   uint32_t out[4], TexelsRead* read = nullptr);
 
 }  // namespace ptxopt::emu
