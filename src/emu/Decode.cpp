@@ -28,7 +28,7 @@ uint64_t naturalAlign(const Variable& v) {
 // sub-operation. Opcodes not listed are not emulated.
 enum class Family : uint8_t {
   None, Move, Arith, Bit, Sad, Dp, Compare, Select, Slct, Convert, Cvta, Isspacep, Load, Store, Atomic,
-  Branch, BranchIndexed, Call, Return, Exit, Trap, Barrier, WarpSync, Shuffle, Vote, Match, Redux, Activemask, Nop, Texture, Surface,
+  Branch, BranchIndexed, Call, Return, Exit, Trap, Barrier, WarpSync, Shuffle, Vote, Match, Redux, Activemask, Nop, Texture, Surface, Matrix,
 };
 struct OpDecode {
   Family family = Family::None;
@@ -272,6 +272,8 @@ class Decoder {
   bool decodeCall(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeTexture(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeSurface(DFunction& f, const Instruction& inst, DInst& di);
+  bool decodeMatrix(DFunction& f, const Instruction& inst, DInst& di);
+  bool matrixRegisters(const Operand& o, std::vector<uint32_t>& slots);
 
   static constexpr uint32_t kSpecialBase = 0x40000000u;
   static constexpr uint32_t kSinkSlot = 0x7FFFFFF0u;
@@ -288,6 +290,7 @@ class Decoder {
   std::map<uint64_t, uint32_t> constSlots_;
   std::string unsupportedWhy_;
   bool unsupportedInvalid_ = false;
+  const Instruction* inst_ = nullptr;  // the instruction being decoded (matrixRegisters)
 };
 
 bool Decoder::decodeFunction(DFunction& f, std::string& error) {
@@ -753,6 +756,202 @@ bool Decoder::decodeSurface(DFunction& f, const Instruction& inst, DInst& di) {
   return true;
 }
 
+// ---- tensor cores -------------------------------------------------------------------------------
+// ldmatrix, stmatrix, movmatrix, mma.sync and wmma (docs/EMULATOR.md, "Tensor cores"). The
+// qualifiers are read by name; one the emulator does not know makes the form unsupported.
+
+namespace {
+
+MmaType mmaTypeNamed(std::string_view s) {
+  for (MmaType t : {MmaType::F16, MmaType::BF16, MmaType::TF32, MmaType::F32, MmaType::F64, MmaType::S8, MmaType::U8,
+                    MmaType::S32})
+    if (s == mmaTypeName(t)) return t;
+  return MmaType::None;
+}
+
+// "m16n8k16" (m, n, k) or "m8n8" (m, n; k = 0).
+bool parseMatrixShape(std::string_view s, MmaForm& f) {
+  unsigned v[3] = {0, 0, 0};
+  const char keys[3] = {'m', 'n', 'k'};
+  size_t pos = 0;
+  for (int part = 0; part < 3 && pos < s.size(); ++part) {
+    if (s[pos] != keys[part]) return false;
+    size_t end = ++pos;
+    while (end < s.size() && s[end] >= '0' && s[end] <= '9') v[part] = v[part] * 10 + static_cast<unsigned>(s[end++] - '0');
+    if (end == pos || v[part] > 64) return false;
+    pos = end;
+  }
+  if (pos != s.size() || !v[0] || !v[1]) return false;
+  f.m = static_cast<uint8_t>(v[0]), f.n = static_cast<uint8_t>(v[1]), f.k = static_cast<uint8_t>(v[2]);
+  return true;
+}
+
+// Registers an element of a fragment takes: .b32 registers hold 32 / bits elements, .f64 one.
+unsigned elementsPerRegister(MmaType t) { return t == MmaType::F64 ? 1 : 32 / mmaTypeBits(t); }
+
+}  // namespace
+
+// A fragment operand: a brace-enclosed list of registers (or one register), as slots.
+bool Decoder::matrixRegisters(const Operand& o, std::vector<uint32_t>& slots) {
+  auto one = [&](const Operand& e) {
+    if (e.kind != OperandKind::Reg || e.component() != Component::None) return fail("a fragment operand is a list of registers");
+    slots.push_back(e.id);
+    return true;
+  };
+  if (o.kind != OperandKind::Vector) return one(o);
+  for (const Operand& e : inst_->elements(o))
+    if (!one(e)) return false;
+  return true;
+}
+
+bool Decoder::decodeMatrix(DFunction& f, const Instruction& inst, DInst& di) {
+  inst_ = &inst;
+  const std::string_view opcode = inst.info().name;
+  std::vector<std::string> quals;  // the qualifiers, without their dots, in order
+  for (Mod m : inst.mods()) {
+    if (auto sp = modSpace(m)) {
+      di.space = *sp;
+      continue;
+    }
+    std::string_view q = modName(m, m_.strings());
+    quals.emplace_back(q.substr(q.starts_with('.') ? 1 : 0));
+  }
+  auto take = [&](std::string_view q) {
+    auto it = std::find(quals.begin(), quals.end(), q);
+    if (it == quals.end()) return false;
+    quals.erase(it);
+    return true;
+  };
+  DMatrixOp op;
+  bool shaped = false;
+  for (auto it = quals.begin(); it != quals.end(); ++it)
+    if (parseMatrixShape(*it, op.form)) {
+      quals.erase(it);
+      shaped = true;
+      break;
+    }
+  const std::string what(opcode);
+  const bool isWmma = opcode == "wmma";
+  const bool load = isWmma && take("load"), store = isWmma && !load && take("store"), wmmaMma = isWmma && !load && !store && take("mma");
+  if (isWmma && !load && !store && !wmmaMma) return fail("wmma." + (quals.empty() ? std::string() : quals[0]) + " is not emulated");
+  if (!take("sync") || !take("aligned")) return invalid(what + " needs .sync.aligned");
+  if (!shaped) return invalid(what + " without a shape");
+  // Types in order, and what is left once every known qualifier is taken.
+  std::vector<MmaType> types;
+  auto takeTypes = [&] {
+    for (auto it = quals.begin(); it != quals.end();)
+      if (MmaType t = mmaTypeNamed(*it); t != MmaType::None) {
+        types.push_back(t);
+        it = quals.erase(it);
+      } else {
+        ++it;
+      }
+  };
+  auto leftover = [&]() -> bool {
+    if (quals.empty()) return true;
+    return fail(what + " with ." + quals[0] + " is not emulated");
+  };
+  const bool sharedOrGeneric = di.space == StateSpace::Generic || di.space == StateSpace::Shared || di.space == StateSpace::SharedCta;
+  const uint32_t n = inst.numOperands();
+
+  if (opcode == "ldmatrix" || opcode == "stmatrix" || opcode == "movmatrix") {
+    const bool mov = opcode == "movmatrix";
+    if (op.form.m != 8 || op.form.n != 8 || op.form.k) return fail(what + " of this shape (8-bit elements) is not emulated");
+    op.trans = take("trans");
+    if (!take("b16")) return fail(what + " of other than .b16 elements is not emulated");
+    if (mov) {
+      if (!op.trans) return invalid("movmatrix needs .trans");
+    } else {
+      op.matrices = take("x1") ? 1 : take("x2") ? 2 : take("x4") ? 4 : 0;
+      if (!op.matrices) return invalid(what + " needs .x1, .x2 or .x4");
+    }
+    if (!leftover()) return false;
+    if (!sharedOrGeneric) return invalid(what + " accesses shared memory: the state space is .shared or .shared::cta");
+    if (n != 2) return invalid(what + " takes two operands");
+    if (mov) {
+      di.op = XOp::Movmatrix;
+      std::vector<uint32_t> d;
+      if (!matrixRegisters(inst.operand(0), d) || !matrixRegisters(inst.operand(1), op.a)) return false;
+      if (d.size() != 1 || op.a.size() != 1) return invalid("movmatrix moves one register");
+      op.d = d;
+    } else {
+      const bool ld = opcode == "ldmatrix";
+      di.op = ld ? XOp::Ldmatrix : XOp::Stmatrix;
+      const Operand& addr = inst.operand(ld ? 1 : 0);
+      if (addr.kind != OperandKind::Address) return invalid(what + (ld ? "'s second" : "'s first") + " operand is the address");
+      if (!decodeAddress(addr, di)) return false;
+      if (!matrixRegisters(inst.operand(ld ? 0 : 1), ld ? op.d : op.a)) return false;
+      if ((ld ? op.d : op.a).size() != op.matrices)
+        return invalid(what + ".x" + std::to_string(op.matrices) + " takes " + std::to_string(op.matrices) + " register(s)");
+    }
+  } else if (opcode == "mma" || wmmaMma) {
+    if (take("satfinite")) op.form.satfinite = true;
+    take("rn");  // f64: the only rounding there is
+    const bool rowCol = take("row") && take("col");
+    takeTypes();
+    if (!leftover()) return false;
+    if (!rowCol) return fail(what + " with other than .row.col layouts is not emulated");
+    if (isWmma && types.size() == 2) types = {types[0], MmaType::F16, MmaType::F16, types[1]};  // f16: .dtype.ctype
+    if (types.size() != 4) return invalid(what + " names the types of D, A, B and C");
+    op.form.d = types[0], op.form.a = types[1], op.form.b = types[2], op.form.c = types[3];
+    auto layout = [&](MatrixRole r) { return isWmma ? wmmaFragment(op.form, r) : mmaFragment(op.form, r); };
+    if (!layout(MatrixRole::A))
+      return fail(what + " ." + "m" + std::to_string(op.form.m) + "n" + std::to_string(op.form.n) + "k" + std::to_string(op.form.k) +
+                  " with ." + mmaTypeName(op.form.d) + "." + mmaTypeName(op.form.a) + "." + mmaTypeName(op.form.b) + "." +
+                  mmaTypeName(op.form.c) + (op.form.satfinite ? " .satfinite" : "") + " is not emulated");
+    if (n != 4) return invalid(what + " takes four operands: d, a, b, c");
+    std::vector<uint32_t>* lists[4] = {&op.d, &op.a, &op.b, &op.c};
+    const MatrixRole roles[4] = {MatrixRole::C, MatrixRole::A, MatrixRole::B, MatrixRole::C};
+    const MmaType elems[4] = {op.form.d, op.form.a, op.form.b, op.form.c};
+    for (int k = 0; k < 4; ++k) {
+      if (!matrixRegisters(inst.operand(k), *lists[k])) return false;
+      const unsigned have = static_cast<unsigned>(lists[k]->size()) * elementsPerRegister(elems[k]);
+      const unsigned need = layout(roles[k]).perLane;
+      if (isWmma ? have % need != 0 || have == 0 : have != need)
+        return invalid(what + ": fragment " + "dabc"[k] + " has " + std::to_string(lists[k]->size()) + " register(s), which does not fit");
+    }
+    di.op = isWmma ? XOp::WmmaMma : XOp::Mma;
+  } else {  // wmma.load / wmma.store
+    const bool a = load && take("a"), b = load && !a && take("b"), c = load && !a && !b && take("c");
+    if (load ? !(a || b || c) : !take("d")) return invalid(what + (load ? ".load needs .a, .b or .c" : ".store needs .d"));
+    op.role = a ? MatrixRole::A : b ? MatrixRole::B : MatrixRole::C;
+    op.colMajor = take("col");
+    if (!op.colMajor && !take("row")) return invalid(what + " needs .row or .col");
+    takeTypes();
+    if (!leftover()) return false;
+    if (types.size() != 1) return invalid(what + " names one element type");
+    op.elem = types[0];
+    // A multiply-accumulate form with these elements, for the fragment's layout.
+    const MmaType e = op.elem;
+    const bool accumulator = op.role == MatrixRole::C;
+    const MmaType in = accumulator ? (e == MmaType::S32 ? MmaType::S8 : e == MmaType::F64 ? MmaType::F64 : MmaType::F16) : e;
+    const MmaType acc = accumulator ? e : (e == MmaType::S8 || e == MmaType::U8) ? MmaType::S32 : e == MmaType::F64 ? MmaType::F64 : MmaType::F32;
+    op.form.a = op.form.b = in;
+    op.form.c = op.form.d = acc;
+    const FragmentLayout fl = wmmaFragment(op.form, op.role);
+    if (!fl) return fail(what + " of ." + mmaTypeName(e) + " for this shape is not emulated");
+    if (!sharedOrGeneric && di.space != StateSpace::Global) return invalid(what + " accesses .global or .shared memory");
+    if (n != 2 && n != 3) return invalid(what + " takes a fragment, an address and an optional stride");
+    const Operand& addr = inst.operand(load ? 1 : 0);
+    if (addr.kind != OperandKind::Address) return invalid(what + "'s address operand is missing");
+    if (!decodeAddress(addr, di)) return false;
+    if (!matrixRegisters(inst.operand(load ? 0 : 1), load ? op.d : op.a)) return false;
+    const unsigned have = static_cast<unsigned>((load ? op.d : op.a).size()) * elementsPerRegister(e);
+    if (have == 0 || have % fl.perLane != 0)
+      return invalid(what + ": the fragment has " + std::to_string((load ? op.d : op.a).size()) + " register(s), which does not fit");
+    if (n == 3) {
+      op.hasStride = true;
+      const Operand& s = inst.operand(2);
+      if (s.kind == OperandKind::Special) return invalid(what + "'s stride is a register or a constant");
+      if (!srcSlot(f, s, ScalarType::U32, op.strideSlot)) return false;
+    }
+    di.op = load ? XOp::WmmaLoad : XOp::WmmaStore;
+  }
+  di.call = static_cast<uint32_t>(f.matrixOps.size());
+  f.matrixOps.push_back(std::move(op));
+  return true;
+}
+
 // ---- instructions -------------------------------------------------------------------------
 
 // Register slots of every operand, in operand order, from the instruction's operand shape
@@ -844,6 +1043,8 @@ const OpDecode& decodeOf(Opcode op) {
     set(Opcode::Vote, Family::Vote), set(Opcode::Match, Family::Match), set(Opcode::ReduxSync, Family::Redux);
     set(Opcode::Activemask, Family::Activemask), set(Opcode::Tex, Family::Texture), set(Opcode::Tld4, Family::Texture);
     set(Opcode::Suld, Family::Surface), set(Opcode::Sust, Family::Surface);
+    for (Opcode op : {Opcode::Ldmatrix, Opcode::Stmatrix, Opcode::Movmatrix, Opcode::Mma, Opcode::Wmma})
+      set(op, Family::Matrix);
     // No effect a single launch can observe: fences, prefetches, sleeps, profiler events, and
     // programmatic dependent launch (no prerequisite grid; launching dependents early is a hint).
     for (Opcode op : {Opcode::Membar, Opcode::Fence, Opcode::Prefetch, Opcode::Prefetchu, Opcode::Nanosleep,
@@ -871,6 +1072,7 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
   if (d.family == Family::Call) return decodeCall(f, inst, di);
   if (d.family == Family::Texture) return decodeTexture(f, inst, di);
   if (d.family == Family::Surface) return decodeSurface(f, inst, di);
+  if (d.family == Family::Matrix) return decodeMatrix(f, inst, di);
   if (!decodeOperands(f, inst, di)) return false;
   di.ftz = inst.has(Mod::Ftz);
   di.sat = inst.has(Mod::Sat);
