@@ -887,7 +887,9 @@ bool Decoder::decodeMatrix(DFunction& f, const Instruction& inst, DInst& di) {
   } else if (opcode == "mma" || wmmaMma) {
     if (take("satfinite")) op.form.satfinite = true;
     take("rn");  // f64: the only rounding there is
-    const bool rowCol = take("row") && take("col");
+    // mma.sync: .row.col, the one pair these shapes have; wmma.mma: A's and B's layouts, which
+    // change nothing here (the loads put every element in its place in the fragment).
+    const bool rowCol = isWmma ? take("row") + take("row") + take("col") + take("col") == 2 : take("row") && take("col");
     takeTypes();
     if (!leftover()) return false;
     if (!rowCol) return fail(what + " with other than .row.col layouts is not emulated");
@@ -924,7 +926,8 @@ bool Decoder::decodeMatrix(DFunction& f, const Instruction& inst, DInst& di) {
     // A multiply-accumulate form with these elements, for the fragment's layout.
     const MmaType e = op.elem;
     const bool accumulator = op.role == MatrixRole::C;
-    const MmaType in = accumulator ? (e == MmaType::S32 ? MmaType::S8 : e == MmaType::F64 ? MmaType::F64 : MmaType::F16) : e;
+    MmaType in = e;  // an accumulator's layout depends on the shape only: any multiplicand type of it
+    if (accumulator) in = e == MmaType::S32 ? MmaType::S8 : e == MmaType::F64 ? MmaType::F64 : op.form.k == 8 ? MmaType::TF32 : MmaType::F16;
     const MmaType acc = accumulator ? e : (e == MmaType::S8 || e == MmaType::U8) ? MmaType::S32 : e == MmaType::F64 ? MmaType::F64 : MmaType::F32;
     op.form.a = op.form.b = in;
     op.form.c = op.form.d = acc;
