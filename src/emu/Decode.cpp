@@ -35,6 +35,8 @@ struct OpDecode {
   uint8_t sub = 0;  // ArithOp or BitOp
 };
 
+struct MatrixQualifiers;
+
 class Decoder {
  public:
   Decoder(const Module& m, Program& p) : m_(m), p_(p) {}
@@ -273,7 +275,10 @@ class Decoder {
   bool decodeTexture(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeSurface(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeMatrix(DFunction& f, const Instruction& inst, DInst& di);
-  bool matrixRegisters(const Operand& o, std::vector<uint32_t>& slots);
+  bool decodeMatrixMove(const Instruction& inst, MatrixQualifiers& q, DInst& di, DMatrixOp& op);
+  bool decodeMma(const Instruction& inst, MatrixQualifiers& q, bool isWmma, DInst& di, DMatrixOp& op);
+  bool decodeWmmaAccess(DFunction& f, const Instruction& inst, MatrixQualifiers& q, bool load, DInst& di, DMatrixOp& op);
+  bool matrixRegisters(const Instruction& inst, const Operand& o, std::vector<uint32_t>& slots);
 
   static constexpr uint32_t kSpecialBase = 0x40000000u;
   static constexpr uint32_t kSinkSlot = 0x7FFFFFF0u;
@@ -290,7 +295,6 @@ class Decoder {
   std::map<uint64_t, uint32_t> constSlots_;
   std::string unsupportedWhy_;
   bool unsupportedInvalid_ = false;
-  const Instruction* inst_ = nullptr;  // the instruction being decoded (matrixRegisters)
 };
 
 bool Decoder::decodeFunction(DFunction& f, std::string& error) {
@@ -791,54 +795,30 @@ unsigned elementsPerRegister(MmaType t) { return t == MmaType::F64 ? 1 : 32 / mm
 
 }  // namespace
 
-// A fragment operand: a brace-enclosed list of registers (or one register), as slots.
-bool Decoder::matrixRegisters(const Operand& o, std::vector<uint32_t>& slots) {
-  auto one = [&](const Operand& e) {
-    if (e.kind != OperandKind::Reg || e.component() != Component::None) return fail("a fragment operand is a list of registers");
-    slots.push_back(e.id);
-    return true;
-  };
-  if (o.kind != OperandKind::Vector) return one(o);
-  for (const Operand& e : inst_->elements(o))
-    if (!one(e)) return false;
-  return true;
-}
+// The qualifiers of a tensor-core instruction, without their dots, taken one by one as the decoder
+// recognizes them; what is left over makes the form unsupported.
+struct MatrixQualifiers {
+  std::string what;                // the opcode, for messages
+  std::vector<std::string> quals;  // in order
+  MmaForm shape;                   // m, n and k of the shape qualifier
+  bool shaped = false;
+  std::vector<MmaType> types;      // the element types, in order (takeTypes)
 
-bool Decoder::decodeMatrix(DFunction& f, const Instruction& inst, DInst& di) {
-  inst_ = &inst;
-  const std::string_view opcode = inst.info().name;
-  std::vector<std::string> quals;  // the qualifiers, without their dots, in order
-  for (Mod m : inst.mods()) {
-    if (auto sp = modSpace(m)) {
-      di.space = *sp;
-      continue;
-    }
-    std::string_view q = modName(m, m_.strings());
-    quals.emplace_back(q.substr(q.starts_with('.') ? 1 : 0));
-  }
-  auto take = [&](std::string_view q) {
+  bool take(std::string_view q) {
     auto it = std::find(quals.begin(), quals.end(), q);
     if (it == quals.end()) return false;
     quals.erase(it);
     return true;
-  };
-  DMatrixOp op;
-  bool shaped = false;
-  for (auto it = quals.begin(); it != quals.end(); ++it)
-    if (parseMatrixShape(*it, op.form)) {
-      quals.erase(it);
-      shaped = true;
-      break;
-    }
-  const std::string what(opcode);
-  const bool isWmma = opcode == "wmma";
-  const bool load = isWmma && take("load"), store = isWmma && !load && take("store"), wmmaMma = isWmma && !load && !store && take("mma");
-  if (isWmma && !load && !store && !wmmaMma) return fail("wmma." + (quals.empty() ? std::string() : quals[0]) + " is not emulated");
-  if (!take("sync") || !take("aligned")) return invalid(what + " needs .sync.aligned");
-  if (!shaped) return invalid(what + " without a shape");
-  // Types in order, and what is left once every known qualifier is taken.
-  std::vector<MmaType> types;
-  auto takeTypes = [&] {
+  }
+  void takeShape() {
+    for (auto it = quals.begin(); it != quals.end(); ++it)
+      if (parseMatrixShape(*it, shape)) {
+        quals.erase(it);
+        shaped = true;
+        return;
+      }
+  }
+  void takeTypes() {
     for (auto it = quals.begin(); it != quals.end();)
       if (MmaType t = mmaTypeNamed(*it); t != MmaType::None) {
         types.push_back(t);
@@ -846,112 +826,169 @@ bool Decoder::decodeMatrix(DFunction& f, const Instruction& inst, DInst& di) {
       } else {
         ++it;
       }
-  };
-  auto leftover = [&]() -> bool {
-    if (quals.empty()) return true;
-    return fail(what + " with ." + quals[0] + " is not emulated");
-  };
-  const bool sharedOrGeneric = di.space == StateSpace::Generic || di.space == StateSpace::Shared || di.space == StateSpace::SharedCta;
-  const uint32_t n = inst.numOperands();
-
-  if (opcode == "ldmatrix" || opcode == "stmatrix" || opcode == "movmatrix") {
-    const bool mov = opcode == "movmatrix";
-    if (op.form.m != 8 || op.form.n != 8 || op.form.k) return fail(what + " of this shape (8-bit elements) is not emulated");
-    op.trans = take("trans");
-    if (!take("b16")) return fail(what + " of other than .b16 elements is not emulated");
-    if (mov) {
-      if (!op.trans) return invalid("movmatrix needs .trans");
-    } else {
-      op.matrices = take("x1") ? 1 : take("x2") ? 2 : take("x4") ? 4 : 0;
-      if (!op.matrices) return invalid(what + " needs .x1, .x2 or .x4");
-    }
-    if (!leftover()) return false;
-    if (!sharedOrGeneric) return invalid(what + " accesses shared memory: the state space is .shared or .shared::cta");
-    if (n != 2) return invalid(what + " takes two operands");
-    if (mov) {
-      di.op = XOp::Movmatrix;
-      std::vector<uint32_t> d;
-      if (!matrixRegisters(inst.operand(0), d) || !matrixRegisters(inst.operand(1), op.a)) return false;
-      if (d.size() != 1 || op.a.size() != 1) return invalid("movmatrix moves one register");
-      op.d = d;
-    } else {
-      const bool ld = opcode == "ldmatrix";
-      di.op = ld ? XOp::Ldmatrix : XOp::Stmatrix;
-      const Operand& addr = inst.operand(ld ? 1 : 0);
-      if (addr.kind != OperandKind::Address) return invalid(what + (ld ? "'s second" : "'s first") + " operand is the address");
-      if (!decodeAddress(addr, di)) return false;
-      if (!matrixRegisters(inst.operand(ld ? 0 : 1), ld ? op.d : op.a)) return false;
-      if ((ld ? op.d : op.a).size() != op.matrices)
-        return invalid(what + ".x" + std::to_string(op.matrices) + " takes " + std::to_string(op.matrices) + " register(s)");
-    }
-  } else if (opcode == "mma" || wmmaMma) {
-    if (take("satfinite")) op.form.satfinite = true;
-    take("rn");  // f64: the only rounding there is
-    // mma.sync: .row.col, the one pair these shapes have; wmma.mma: A's and B's layouts, which
-    // change nothing here (the loads put every element in its place in the fragment).
-    const bool rowCol = isWmma ? take("row") + take("row") + take("col") + take("col") == 2 : take("row") && take("col");
-    takeTypes();
-    if (!leftover()) return false;
-    if (!rowCol) return fail(what + " with other than .row.col layouts is not emulated");
-    if (isWmma && types.size() == 2) types = {types[0], MmaType::F16, MmaType::F16, types[1]};  // f16: .dtype.ctype
-    if (types.size() != 4) return invalid(what + " names the types of D, A, B and C");
-    op.form.d = types[0], op.form.a = types[1], op.form.b = types[2], op.form.c = types[3];
-    auto layout = [&](MatrixRole r) { return isWmma ? wmmaFragment(op.form, r) : mmaFragment(op.form, r); };
-    if (!layout(MatrixRole::A))
-      return fail(what + " ." + "m" + std::to_string(op.form.m) + "n" + std::to_string(op.form.n) + "k" + std::to_string(op.form.k) +
-                  " with ." + mmaTypeName(op.form.d) + "." + mmaTypeName(op.form.a) + "." + mmaTypeName(op.form.b) + "." +
-                  mmaTypeName(op.form.c) + (op.form.satfinite ? " .satfinite" : "") + " is not emulated");
-    if (n != 4) return invalid(what + " takes four operands: d, a, b, c");
-    std::vector<uint32_t>* lists[4] = {&op.d, &op.a, &op.b, &op.c};
-    const MatrixRole roles[4] = {MatrixRole::C, MatrixRole::A, MatrixRole::B, MatrixRole::C};
-    const MmaType elems[4] = {op.form.d, op.form.a, op.form.b, op.form.c};
-    for (int k = 0; k < 4; ++k) {
-      if (!matrixRegisters(inst.operand(k), *lists[k])) return false;
-      const unsigned have = static_cast<unsigned>(lists[k]->size()) * elementsPerRegister(elems[k]);
-      const unsigned need = layout(roles[k]).perLane;
-      if (isWmma ? have % need != 0 || have == 0 : have != need)
-        return invalid(what + ": fragment " + "dabc"[k] + " has " + std::to_string(lists[k]->size()) + " register(s), which does not fit");
-    }
-    di.op = isWmma ? XOp::WmmaMma : XOp::Mma;
-  } else {  // wmma.load / wmma.store
-    const bool a = load && take("a"), b = load && !a && take("b"), c = load && !a && !b && take("c");
-    if (load ? !(a || b || c) : !take("d")) return invalid(what + (load ? ".load needs .a, .b or .c" : ".store needs .d"));
-    op.role = a ? MatrixRole::A : b ? MatrixRole::B : MatrixRole::C;
-    op.colMajor = take("col");
-    if (!op.colMajor && !take("row")) return invalid(what + " needs .row or .col");
-    takeTypes();
-    if (!leftover()) return false;
-    if (types.size() != 1) return invalid(what + " names one element type");
-    op.elem = types[0];
-    // A multiply-accumulate form with these elements, for the fragment's layout.
-    const MmaType e = op.elem;
-    const bool accumulator = op.role == MatrixRole::C;
-    MmaType in = e;  // an accumulator's layout depends on the shape only: any multiplicand type of it
-    if (accumulator) in = e == MmaType::S32 ? MmaType::S8 : e == MmaType::F64 ? MmaType::F64 : op.form.k == 8 ? MmaType::TF32 : MmaType::F16;
-    const MmaType acc = accumulator ? e : (e == MmaType::S8 || e == MmaType::U8) ? MmaType::S32 : e == MmaType::F64 ? MmaType::F64 : MmaType::F32;
-    op.form.a = op.form.b = in;
-    op.form.c = op.form.d = acc;
-    const FragmentLayout fl = wmmaFragment(op.form, op.role);
-    if (!fl) return fail(what + " of ." + mmaTypeName(e) + " for this shape is not emulated");
-    if (!sharedOrGeneric && di.space != StateSpace::Global) return invalid(what + " accesses .global or .shared memory");
-    if (n != 2 && n != 3) return invalid(what + " takes a fragment, an address and an optional stride");
-    const Operand& addr = inst.operand(load ? 1 : 0);
-    if (addr.kind != OperandKind::Address) return invalid(what + "'s address operand is missing");
-    if (!decodeAddress(addr, di)) return false;
-    if (!matrixRegisters(inst.operand(load ? 0 : 1), load ? op.d : op.a)) return false;
-    const unsigned have = static_cast<unsigned>((load ? op.d : op.a).size()) * elementsPerRegister(e);
-    if (have == 0 || have % fl.perLane != 0)
-      return invalid(what + ": the fragment has " + std::to_string((load ? op.d : op.a).size()) + " register(s), which does not fit");
-    if (n == 3) {
-      op.hasStride = true;
-      const Operand& s = inst.operand(2);
-      if (s.kind == OperandKind::Special) return invalid(what + "'s stride is a register or a constant");
-      if (!srcSlot(f, s, ScalarType::U32, op.strideSlot)) return false;
-    }
-    di.op = load ? XOp::WmmaLoad : XOp::WmmaStore;
   }
+  // The first qualifier nobody took, for "not emulated" (empty when all were taken).
+  std::string leftover() const { return quals.empty() ? std::string() : what + " with ." + quals[0] + " is not emulated"; }
+};
+
+// A fragment operand: a brace-enclosed list of registers (or one register), as slots.
+bool Decoder::matrixRegisters(const Instruction& inst, const Operand& o, std::vector<uint32_t>& slots) {
+  auto one = [&](const Operand& e) {
+    if (e.kind != OperandKind::Reg || e.component() != Component::None) return fail("a fragment operand is a list of registers");
+    slots.push_back(e.id);
+    return true;
+  };
+  if (o.kind != OperandKind::Vector) return one(o);
+  for (const Operand& e : inst.elements(o))
+    if (!one(e)) return false;
+  return true;
+}
+
+bool Decoder::decodeMatrix(DFunction& f, const Instruction& inst, DInst& di) {
+  MatrixQualifiers q;
+  q.what = std::string(inst.info().name);
+  for (Mod m : inst.mods()) {
+    if (auto sp = modSpace(m)) {
+      di.space = *sp;
+      continue;
+    }
+    std::string_view name = modName(m, m_.strings());
+    q.quals.emplace_back(name.substr(name.starts_with('.') ? 1 : 0));
+  }
+  q.takeShape();
+  const bool isWmma = q.what == "wmma";
+  std::string wmmaOp;
+  if (isWmma) {
+    for (const char* o : {"load", "store", "mma"})
+      if (q.take(o)) {
+        wmmaOp = o;
+        break;
+      }
+    if (wmmaOp.empty()) return fail("wmma." + (q.quals.empty() ? std::string() : q.quals[0]) + " is not emulated");
+    q.what += "." + wmmaOp;
+  }
+  if (!q.take("sync") || !q.take("aligned")) return invalid(q.what + " needs .sync.aligned");
+  if (!q.shaped) return invalid(q.what + " without a shape");
+  DMatrixOp op;
+  op.form = q.shape;
+  const bool ok = !isWmma && q.what != "mma" ? decodeMatrixMove(inst, q, di, op)
+                  : wmmaOp != "load" && wmmaOp != "store" ? decodeMma(inst, q, isWmma, di, op)
+                                                          : decodeWmmaAccess(f, inst, q, wmmaOp == "load", di, op);
+  if (!ok) return false;
   di.call = static_cast<uint32_t>(f.matrixOps.size());
   f.matrixOps.push_back(std::move(op));
+  return true;
+}
+
+// ldmatrix, stmatrix and movmatrix: 8x8 matrices of 16-bit elements.
+bool Decoder::decodeMatrixMove(const Instruction& inst, MatrixQualifiers& q, DInst& di, DMatrixOp& op) {
+  const bool mov = q.what == "movmatrix", ld = q.what == "ldmatrix";
+  if (op.form.m != 8 || op.form.n != 8 || op.form.k) return fail(q.what + " of this shape (8-bit elements) is not emulated");
+  op.trans = q.take("trans");
+  if (!q.take("b16")) return fail(q.what + " of other than .b16 elements is not emulated");
+  if (mov) {
+    if (!op.trans) return invalid("movmatrix needs .trans");
+  } else {
+    op.matrices = q.take("x1") ? 1 : q.take("x2") ? 2 : q.take("x4") ? 4 : 0;
+    if (!op.matrices) return invalid(q.what + " needs .x1, .x2 or .x4");
+  }
+  if (!q.leftover().empty()) return fail(q.leftover());
+  if (di.space != StateSpace::Generic && di.space != StateSpace::Shared && di.space != StateSpace::SharedCta)
+    return invalid(q.what + " accesses shared memory: the state space is .shared or .shared::cta");
+  if (inst.numOperands() != 2) return invalid(q.what + " takes two operands");
+  if (mov) {
+    di.op = XOp::Movmatrix;
+    if (!matrixRegisters(inst, inst.operand(0), op.d) || !matrixRegisters(inst, inst.operand(1), op.a)) return false;
+    if (op.d.size() != 1 || op.a.size() != 1) return invalid("movmatrix moves one register");
+    return true;
+  }
+  di.op = ld ? XOp::Ldmatrix : XOp::Stmatrix;
+  const Operand& addr = inst.operand(ld ? 1 : 0);
+  if (addr.kind != OperandKind::Address) return invalid(q.what + (ld ? "'s second" : "'s first") + " operand is the address");
+  if (!decodeAddress(addr, di)) return false;
+  std::vector<uint32_t>& regs = ld ? op.d : op.a;
+  if (!matrixRegisters(inst, inst.operand(ld ? 0 : 1), regs)) return false;
+  if (regs.size() != op.matrices)
+    return invalid(q.what + ".x" + std::to_string(op.matrices) + " takes " + std::to_string(op.matrices) + " register(s)");
+  return true;
+}
+
+// mma.sync and wmma.mma: D = A * B + C (the types .dtype.atype.btype.ctype; wmma's f16 form
+// names .dtype.ctype only).
+bool Decoder::decodeMma(const Instruction& inst, MatrixQualifiers& q, bool isWmma, DInst& di, DMatrixOp& op) {
+  op.form.satfinite = q.take("satfinite");
+  q.take("rn");  // f64: the only rounding there is
+  // mma.sync: .row.col, the one pair these shapes have; wmma.mma: A's and B's layouts, which
+  // change nothing here (the loads put every element in its place in the fragment).
+  const bool layouts = isWmma ? q.take("row") + q.take("row") + q.take("col") + q.take("col") == 2 : q.take("row") && q.take("col");
+  q.takeTypes();
+  if (!q.leftover().empty()) return fail(q.leftover());
+  if (!layouts) return fail(q.what + " with other than .row.col layouts is not emulated");
+  std::vector<MmaType>& t = q.types;
+  if (isWmma && t.size() == 2) t = {t[0], MmaType::F16, MmaType::F16, t[1]};
+  if (t.size() != 4) return invalid(q.what + " names the types of D, A, B and C");
+  op.form.d = t[0], op.form.a = t[1], op.form.b = t[2], op.form.c = t[3];
+  auto layout = [&](MatrixRole r) { return isWmma ? wmmaFragment(op.form, r) : mmaFragment(op.form, r); };
+  if (!layout(MatrixRole::A))
+    return fail(q.what + " .m" + std::to_string(op.form.m) + "n" + std::to_string(op.form.n) + "k" + std::to_string(op.form.k) +
+                " with ." + mmaTypeName(op.form.d) + "." + mmaTypeName(op.form.a) + "." + mmaTypeName(op.form.b) + "." +
+                mmaTypeName(op.form.c) + (op.form.satfinite ? " .satfinite" : "") + " is not emulated");
+  if (inst.numOperands() != 4) return invalid(q.what + " takes four operands: d, a, b, c");
+  std::vector<uint32_t>* lists[4] = {&op.d, &op.a, &op.b, &op.c};
+  const MatrixRole roles[4] = {MatrixRole::C, MatrixRole::A, MatrixRole::B, MatrixRole::C};
+  for (int k = 0; k < 4; ++k) {
+    if (!matrixRegisters(inst, inst.operand(k), *lists[k])) return false;
+    // mma: exactly the fragment; wmma: the fragment, possibly repeated.
+    const unsigned have = static_cast<unsigned>(lists[k]->size()) * elementsPerRegister(t[static_cast<size_t>(k)]);
+    const unsigned need = layout(roles[k]).perLane;
+    if (isWmma ? have % need != 0 || have == 0 : have != need)
+      return invalid(q.what + ": fragment " + "dabc"[k] + " has " + std::to_string(lists[k]->size()) + " register(s), which does not fit");
+  }
+  di.op = isWmma ? XOp::WmmaMma : XOp::Mma;
+  return true;
+}
+
+// wmma.load.{a,b,c} and wmma.store.d: a fragment, an address and an optional stride.
+bool Decoder::decodeWmmaAccess(DFunction& f, const Instruction& inst, MatrixQualifiers& q, bool load, DInst& di, DMatrixOp& op) {
+  const bool a = load && q.take("a"), b = load && !a && q.take("b"), c = load && !a && !b && q.take("c");
+  if (load ? !(a || b || c) : !q.take("d")) return invalid(q.what + (load ? " needs .a, .b or .c" : " needs .d"));
+  op.role = a ? MatrixRole::A : b ? MatrixRole::B : MatrixRole::C;
+  op.colMajor = q.take("col");
+  if (!op.colMajor && !q.take("row")) return invalid(q.what + " needs .row or .col");
+  q.takeTypes();
+  if (!q.leftover().empty()) return fail(q.leftover());
+  if (q.types.size() != 1) return invalid(q.what + " names one element type");
+  const MmaType e = op.elem = q.types[0];
+  // A multiply-accumulate form with these elements, for the fragment's layout. An accumulator's
+  // layout depends on the shape only: any multiplicand type of the shape will do.
+  const bool accumulator = op.role == MatrixRole::C;
+  MmaType in = e;
+  if (accumulator) in = e == MmaType::S32 ? MmaType::S8 : e == MmaType::F64 ? MmaType::F64 : op.form.k == 8 ? MmaType::TF32 : MmaType::F16;
+  const MmaType acc = accumulator ? e : (e == MmaType::S8 || e == MmaType::U8) ? MmaType::S32 : e == MmaType::F64 ? MmaType::F64 : MmaType::F32;
+  op.form.a = op.form.b = in;
+  op.form.c = op.form.d = acc;
+  const FragmentLayout fl = wmmaFragment(op.form, op.role);
+  if (!fl) return fail(q.what + " of ." + mmaTypeName(e) + " for this shape is not emulated");
+  if (di.space != StateSpace::Generic && di.space != StateSpace::Global && di.space != StateSpace::Shared &&
+      di.space != StateSpace::SharedCta)
+    return invalid(q.what + " accesses .global or .shared memory");
+  const uint32_t n = inst.numOperands();
+  if (n != 2 && n != 3) return invalid(q.what + " takes a fragment, an address and an optional stride");
+  const Operand& addr = inst.operand(load ? 1 : 0);
+  if (addr.kind != OperandKind::Address) return invalid(q.what + "'s address operand is missing");
+  if (!decodeAddress(addr, di)) return false;
+  std::vector<uint32_t>& regs = load ? op.d : op.a;
+  if (!matrixRegisters(inst, inst.operand(load ? 0 : 1), regs)) return false;
+  const unsigned have = static_cast<unsigned>(regs.size()) * elementsPerRegister(e);
+  if (have == 0 || have % fl.perLane != 0)
+    return invalid(q.what + ": the fragment has " + std::to_string(regs.size()) + " register(s), which does not fit");
+  if (n == 3) {
+    op.hasStride = true;
+    const Operand& s = inst.operand(2);
+    if (s.kind == OperandKind::Special) return invalid(q.what + "'s stride is a register or a constant");
+    if (!srcSlot(f, s, ScalarType::U32, op.strideSlot)) return false;
+  }
+  di.op = load ? XOp::WmmaLoad : XOp::WmmaStore;
   return true;
 }
 

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdio>
 #include <cstring>
+#include <span>
 
 #include "Cta.h"
 
@@ -17,16 +18,17 @@ constexpr uint32_t kFullWarp = 0xFFFFFFFFu;
 unsigned perRegister(MmaType t) { return t == MmaType::F64 ? 1 : 32 / mmaTypeBits(t); }
 uint64_t elementMask(MmaType t) { return mmaTypeBits(t) == 64 ? ~uint64_t(0) : (uint64_t(1) << mmaTypeBits(t)) - 1; }
 
-// A rows x cols matrix of raw element bits, row-major.
+// A rows x cols matrix of raw element bits, row-major. Not zeroed: a gather writes every element
+// (each layout covers its matrix once: tests/unit/MmaTest.cpp).
 struct Matrix {
   uint8_t rows = 0, cols = 0;
-  uint64_t e[32 * 32] = {};
+  uint64_t e[32 * 32];
   uint64_t& operator()(int r, int c) { return e[r * cols + c]; }
 };
 
 // Reads every lane's fragment (registers `regs`, elements of type `t` packed low to high) into `m`.
 // Where a fragment repeats the layout, the first copy is the one read.
-void gather(Frame* f, const std::vector<uint32_t>& regs, MmaType t, const FragmentLayout& L, Matrix& m) {
+void gather(Frame* f, std::span<const uint32_t> regs, MmaType t, const FragmentLayout& L, Matrix& m) {
   m.rows = L.rows, m.cols = L.cols;
   const unsigned per = perRegister(t), bits = mmaTypeBits(t);
   for (int lane = 0; lane < 32; ++lane)
@@ -38,7 +40,7 @@ void gather(Frame* f, const std::vector<uint32_t>& regs, MmaType t, const Fragme
 }
 
 // Writes `m` into every lane's fragment, every register of it (repeated layouts included).
-void scatter(Frame* f, const std::vector<uint32_t>& regs, MmaType t, const FragmentLayout& L, Matrix& m) {
+void scatter(Frame* f, std::span<const uint32_t> regs, MmaType t, const FragmentLayout& L, Matrix& m) {
   const unsigned per = perRegister(t), bits = mmaTypeBits(t);
   for (size_t r = 0; r < regs.size(); ++r) {
     uint64_t* d = f->slot(regs[r]);
@@ -85,7 +87,8 @@ void CtaRunner::matrix(Warp& w, const DInst& I, uint32_t exec) {
     case XOp::Ldmatrix: matrixLoad(w, I, op); break;
     case XOp::Stmatrix: matrixStore(w, I, op); break;
     case XOp::Movmatrix: {
-      // PTX ISA 9.0, 9.7.14.5.17 "movmatrix": the 8x8 matrix the fragments hold, transposed.
+      // PTX ISA 9.0, 9.7.14.5 ("movmatrix"): the 8x8 matrix the fragments hold, transposed, in the
+      // same fragment layout.
       Matrix m, t;
       gather(f, op.a, MmaType::F16, kMatrix8x8, m);
       t.rows = t.cols = 8;
@@ -117,9 +120,9 @@ void CtaRunner::matrix(Warp& w, const DInst& I, uint32_t exec) {
 void CtaRunner::matrixLoad(Warp& w, const DInst& I, const DMatrixOp& op) {
   Frame* f = w.stack.back().frame;
   const MemRef a = memRefOf(w, I);
-  std::vector<Matrix> ms(op.matrices);
+  Matrix ms[4];
   for (int j = 0; j < op.matrices; ++j) {
-    Matrix& m = ms[static_cast<size_t>(j)];
+    Matrix& m = ms[j];
     m.rows = m.cols = 8;
     for (int r = 0; r < 8; ++r) {
       const int lane = 8 * j + r;
@@ -135,7 +138,7 @@ void CtaRunner::matrixLoad(Warp& w, const DInst& I, const DMatrixOp& op) {
       }
     }
   }
-  for (int j = 0; j < op.matrices; ++j) scatter(f, {op.d[static_cast<size_t>(j)]}, MmaType::F16, kMatrix8x8, ms[static_cast<size_t>(j)]);
+  for (int j = 0; j < op.matrices; ++j) scatter(f, std::span(&op.d[static_cast<size_t>(j)], 1), MmaType::F16, kMatrix8x8, ms[j]);
 }
 
 // stmatrix (PTX ISA 9.0, 9.7.14.5.16): the inverse of ldmatrix, with the same fragments and row
@@ -145,7 +148,7 @@ void CtaRunner::matrixStore(Warp& w, const DInst& I, const DMatrixOp& op) {
   const MemRef a = memRefOf(w, I);
   for (int j = 0; j < op.matrices; ++j) {
     Matrix m;
-    gather(f, {op.a[static_cast<size_t>(j)]}, MmaType::F16, kMatrix8x8, m);
+    gather(f, std::span(&op.a[static_cast<size_t>(j)], 1), MmaType::F16, kMatrix8x8, m);
     for (int r = 0; r < 8; ++r) {
       uint8_t row[16];
       for (int c = 0; c < 8; ++c) {
@@ -177,7 +180,7 @@ void CtaRunner::wmmaAccess(Warp& w, const DInst& I, const DMatrixOp& op) {
   const unsigned per = perRegister(op.elem), bits = mmaTypeBits(op.elem);
   const std::vector<uint32_t>& regs = load ? op.d : op.a;
   const uint64_t* stride = op.hasStride ? f->slot(op.strideSlot) : nullptr;
-  uint64_t values[32][32] = {};  // per lane, its perLane elements
+  uint64_t values[32][32];  // per lane, its perLane elements (a load fills them all)
   for (int lane = 0; lane < 32; ++lane) {
     const uint64_t ld = stride ? (stride[lane] & 0xFFFFFFFFu) : op.colMajor ? L.rows : L.cols;
     for (unsigned i = 0; i < L.perLane; ++i) {

@@ -66,24 +66,36 @@ uint64_t fromFloat(MmaType t, float v) {
 
 void multiplyAccumulate(const MmaForm& f, const uint64_t* A, const uint64_t* B, const uint64_t* C, uint64_t* D) {
   const int m = f.m, n = f.n, k = f.k;
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j) {
-      const uint64_t c = C[i * n + j];
-      uint64_t& d = D[i * n + j];
-      if (f.a == MmaType::F64) {
-        double acc = bitsDouble(c);
+  if (f.a == MmaType::F64) {
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        double acc = bitsDouble(C[i * n + j]);
         for (int p = 0; p < k; ++p) acc = std::fma(bitsDouble(A[i * k + p]), bitsDouble(B[p * n + j]), acc);
-        d = std::isnan(acc) ? 0x7FFFFFFFFFFFFFFFull : doubleBits(acc);
-      } else if (f.a == MmaType::S8 || f.a == MmaType::U8) {
-        int64_t acc = toInt(MmaType::S32, c);
+        D[i * n + j] = std::isnan(acc) ? 0x7FFFFFFFFFFFFFFFull : doubleBits(acc);
+      }
+    return;
+  }
+  if (f.a == MmaType::S8 || f.a == MmaType::U8) {
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        int64_t acc = toInt(MmaType::S32, C[i * n + j]);
         for (int p = 0; p < k; ++p) acc += toInt(f.a, A[i * k + p]) * toInt(f.b, B[p * n + j]);
         if (f.satfinite) acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
-        d = static_cast<uint32_t>(static_cast<uint64_t>(acc));
-      } else {
-        float acc = toFloat(f.c, c);
-        for (int p = 0; p < k; ++p) acc = std::fma(toFloat(f.a, A[i * k + p]), toFloat(f.b, B[p * n + j]), acc);
-        d = fromFloat(f.d, acc);
+        D[i * n + j] = static_cast<uint32_t>(static_cast<uint64_t>(acc));
       }
+    return;
+  }
+  // The multiplicands in f32 once (B by columns), then one fma chain per element.
+  float a[32 * 32], bt[32 * 32];
+  for (int i = 0; i < m; ++i)
+    for (int p = 0; p < k; ++p) a[i * k + p] = toFloat(f.a, A[i * k + p]);
+  for (int p = 0; p < k; ++p)
+    for (int j = 0; j < n; ++j) bt[j * k + p] = toFloat(f.b, B[p * n + j]);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float acc = toFloat(f.c, C[i * n + j]);
+      for (int p = 0; p < k; ++p) acc = std::fma(a[i * k + p], bt[j * k + p], acc);
+      D[i * n + j] = fromFloat(f.d, acc);
     }
 }
 
