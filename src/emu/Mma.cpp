@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "Kernels.h"
 #include "ptxopt/support/FloatBits.h"
 
 namespace ptxopt::emu {
@@ -56,6 +57,20 @@ int64_t toInt(MmaType t, uint64_t bits) {
   }
 }
 
+// One element's chain acc = fma(a[p], b[p], acc) for p = 0 .. k-1, compiled twice like
+// Kernels.cpp's fma loops: with the host's fused instruction where the CPU has one (chosen at run
+// time), through libm otherwise. Both round the same.
+[[gnu::always_inline]] inline float fmaChain(const float* a, const float* b, int k, float acc) {
+  for (int p = 0; p < k; ++p) acc = std::fma(a[p], b[p], acc);
+  return acc;
+}
+float fmaChainLibm(const float* a, const float* b, int k, float acc) { return fmaChain(a, b, k, acc); }
+#if defined(__x86_64__)
+__attribute__((target("fma"))) float fmaChainHost(const float* a, const float* b, int k, float acc) { return fmaChain(a, b, k, acc); }
+#else
+float fmaChainHost(const float* a, const float* b, int k, float acc) { return fmaChain(a, b, k, acc); }
+#endif
+
 uint64_t fromFloat(MmaType t, float v) {
   if (std::isnan(v)) return t == MmaType::F16 ? 0x7FFFu : 0x7FFFFFFFu;
   if (t == MmaType::F16) return doubleToHalf(static_cast<double>(v));  // one rounding: f32 -> f64 is exact
@@ -91,12 +106,9 @@ void multiplyAccumulate(const MmaForm& f, const uint64_t* A, const uint64_t* B, 
     for (int p = 0; p < k; ++p) a[i * k + p] = toFloat(f.a, A[i * k + p]);
   for (int p = 0; p < k; ++p)
     for (int j = 0; j < n; ++j) bt[j * k + p] = toFloat(f.b, B[p * n + j]);
+  const auto chain = hostHasFma() ? fmaChainHost : fmaChainLibm;
   for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j) {
-      float acc = toFloat(f.c, C[i * n + j]);
-      for (int p = 0; p < k; ++p) acc = std::fma(a[i * k + p], bt[j * k + p], acc);
-      D[i * n + j] = fromFloat(f.d, acc);
-    }
+    for (int j = 0; j < n; ++j) D[i * n + j] = fromFloat(f.d, chain(a + i * k, bt + j * k, k, toFloat(f.c, C[i * n + j])));
 }
 
 // ---- fragment layouts ---------------------------------------------------------------------------
