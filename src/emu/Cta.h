@@ -34,10 +34,10 @@ inline void forLanes(uint32_t mask, F&& f) {
   }
 }
 
-// Element accesses of ld/st (and the tensor cores' loads and stores). CTAs on different host threads may touch the same global bytes
-// (a kernel that races, or reads what another CTA updates atomically): relaxed atomic accesses
-// keep that defined for the host, at the cost of a plain move. Elements are naturally aligned
-// (misalignment faulted before).
+// Element accesses of ld/st and of the tensor cores' loads and stores. CTAs on different host
+// threads may touch the same global bytes (a kernel that races, or reads what another CTA
+// updates atomically): relaxed atomic accesses keep that defined for the host, at the cost of a
+// plain move. Elements are naturally aligned (misalignment faulted before).
 inline uint64_t loadElement(const uint8_t* p, unsigned eb) {
   switch (eb) {
     case 1: return __atomic_load_n(p, __ATOMIC_RELAXED);

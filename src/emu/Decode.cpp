@@ -767,8 +767,8 @@ bool Decoder::decodeSurface(DFunction& f, const Instruction& inst, DInst& di) {
 namespace {
 
 MmaType mmaTypeNamed(std::string_view s) {
-  for (MmaType t : {MmaType::F16, MmaType::BF16, MmaType::TF32, MmaType::F32, MmaType::F64, MmaType::S8, MmaType::U8,
-                    MmaType::S32})
+  for (MmaType t :
+       {MmaType::F16, MmaType::BF16, MmaType::TF32, MmaType::F32, MmaType::F64, MmaType::S8, MmaType::U8, MmaType::S32})
     if (s == mmaTypeName(t)) return t;
   return MmaType::None;
 }
@@ -781,7 +781,8 @@ bool parseMatrixShape(std::string_view s, MmaForm& f) {
   for (int part = 0; part < 3 && pos < s.size(); ++part) {
     if (s[pos] != keys[part]) return false;
     size_t end = ++pos;
-    while (end < s.size() && s[end] >= '0' && s[end] <= '9') v[part] = v[part] * 10 + static_cast<unsigned>(s[end++] - '0');
+    while (end < s.size() && s[end] >= '0' && s[end] <= '9')
+      v[part] = v[part] * 10 + static_cast<unsigned>(s[end++] - '0');
     if (end == pos || v[part] > 64) return false;
     pos = end;
   }
@@ -791,7 +792,9 @@ bool parseMatrixShape(std::string_view s, MmaForm& f) {
 }
 
 // Registers an element of a fragment takes: .b32 registers hold 32 / bits elements, .f64 one.
-unsigned elementsPerRegister(MmaType t) { return t == MmaType::F64 ? 1 : 32 / mmaTypeBits(t); }
+unsigned elementsPerRegister(MmaType t) {
+  return t == MmaType::F64 ? 1 : 32 / mmaTypeBits(t);
+}
 
 }  // namespace
 
@@ -802,7 +805,7 @@ struct MatrixQualifiers {
   std::vector<std::string> quals;  // in order
   MmaForm shape;                   // m, n and k of the shape qualifier
   bool shaped = false;
-  std::vector<MmaType> types;      // the element types, in order (takeTypes)
+  std::vector<MmaType> types;  // the element types, in order (takeTypes)
 
   bool take(std::string_view q) {
     auto it = std::find(quals.begin(), quals.end(), q);
@@ -828,13 +831,16 @@ struct MatrixQualifiers {
       }
   }
   // The first qualifier nobody took, for "not emulated" (empty when all were taken).
-  std::string leftover() const { return quals.empty() ? std::string() : what + " with ." + quals[0] + " is not emulated"; }
+  std::string leftover() const {
+    return quals.empty() ? std::string() : what + " with ." + quals[0] + " is not emulated";
+  }
 };
 
 // A fragment operand: a brace-enclosed list of registers (or one register), as slots.
 bool Decoder::matrixRegisters(const Instruction& inst, const Operand& o, std::vector<uint32_t>& slots) {
   auto one = [&](const Operand& e) {
-    if (e.kind != OperandKind::Reg || e.component() != Component::None) return fail("a fragment operand is a list of registers");
+    if (e.kind != OperandKind::Reg || e.component() != Component::None)
+      return fail("a fragment operand is a list of registers");
     slots.push_back(e.id);
     return true;
   };
@@ -871,7 +877,7 @@ bool Decoder::decodeMatrix(DFunction& f, const Instruction& inst, DInst& di) {
   if (!q.shaped) return invalid(q.what + " without a shape");
   DMatrixOp op;
   op.form = q.shape;
-  const bool ok = !isWmma && q.what != "mma" ? decodeMatrixMove(inst, q, di, op)
+  const bool ok = !isWmma && q.what != "mma"              ? decodeMatrixMove(inst, q, di, op)
                   : wmmaOp != "load" && wmmaOp != "store" ? decodeMma(inst, q, isWmma, di, op)
                                                           : decodeWmmaAccess(f, inst, q, wmmaOp == "load", di, op);
   if (!ok) return false;
@@ -883,7 +889,8 @@ bool Decoder::decodeMatrix(DFunction& f, const Instruction& inst, DInst& di) {
 // ldmatrix, stmatrix and movmatrix: 8x8 matrices of 16-bit elements.
 bool Decoder::decodeMatrixMove(const Instruction& inst, MatrixQualifiers& q, DInst& di, DMatrixOp& op) {
   const bool mov = q.what == "movmatrix", ld = q.what == "ldmatrix";
-  if (op.form.m != 8 || op.form.n != 8 || op.form.k) return fail(q.what + " of this shape (8-bit elements) is not emulated");
+  if (op.form.m != 8 || op.form.n != 8 || op.form.k)
+    return fail(q.what + " of this shape (8-bit elements) is not emulated");
   op.trans = q.take("trans");
   if (!q.take("b16")) return fail(q.what + " of other than .b16 elements is not emulated");
   if (mov) {
@@ -904,12 +911,14 @@ bool Decoder::decodeMatrixMove(const Instruction& inst, MatrixQualifiers& q, DIn
   }
   di.op = ld ? XOp::Ldmatrix : XOp::Stmatrix;
   const Operand& addr = inst.operand(ld ? 1 : 0);
-  if (addr.kind != OperandKind::Address) return invalid(q.what + (ld ? "'s second" : "'s first") + " operand is the address");
+  if (addr.kind != OperandKind::Address)
+    return invalid(q.what + (ld ? "'s second" : "'s first") + " operand is the address");
   if (!decodeAddress(addr, di)) return false;
   std::vector<uint32_t>& regs = ld ? op.d : op.a;
   if (!matrixRegisters(inst, inst.operand(ld ? 0 : 1), regs)) return false;
   if (regs.size() != op.matrices)
-    return invalid(q.what + ".x" + std::to_string(op.matrices) + " takes " + std::to_string(op.matrices) + " register(s)");
+    return invalid(q.what + ".x" + std::to_string(op.matrices) + " takes " + std::to_string(op.matrices) +
+                   " register(s)");
   return true;
 }
 
@@ -920,7 +929,8 @@ bool Decoder::decodeMma(const Instruction& inst, MatrixQualifiers& q, bool isWmm
   q.take("rn");  // f64: the only rounding there is
   // mma.sync: .row.col, the one pair these shapes have; wmma.mma: A's and B's layouts, which
   // change nothing here (the loads put every element in its place in the fragment).
-  const bool layouts = isWmma ? q.take("row") + q.take("row") + q.take("col") + q.take("col") == 2 : q.take("row") && q.take("col");
+  const bool layouts =
+      isWmma ? q.take("row") + q.take("row") + q.take("col") + q.take("col") == 2 : q.take("row") && q.take("col");
   q.takeTypes();
   if (!q.leftover().empty()) return fail(q.leftover());
   if (!layouts) return fail(q.what + " with other than .row.col layouts is not emulated");
@@ -930,9 +940,10 @@ bool Decoder::decodeMma(const Instruction& inst, MatrixQualifiers& q, bool isWmm
   op.form.d = t[0], op.form.a = t[1], op.form.b = t[2], op.form.c = t[3];
   auto layout = [&](MatrixRole r) { return isWmma ? wmmaFragment(op.form, r) : mmaFragment(op.form, r); };
   if (!layout(MatrixRole::A))
-    return fail(q.what + " .m" + std::to_string(op.form.m) + "n" + std::to_string(op.form.n) + "k" + std::to_string(op.form.k) +
-                " with ." + mmaTypeName(op.form.d) + "." + mmaTypeName(op.form.a) + "." + mmaTypeName(op.form.b) + "." +
-                mmaTypeName(op.form.c) + (op.form.satfinite ? " .satfinite" : "") + " is not emulated");
+    return fail(q.what + " .m" + std::to_string(op.form.m) + "n" + std::to_string(op.form.n) + "k" +
+                std::to_string(op.form.k) + " with ." + mmaTypeName(op.form.d) + "." + mmaTypeName(op.form.a) + "." +
+                mmaTypeName(op.form.b) + "." + mmaTypeName(op.form.c) + (op.form.satfinite ? " .satfinite" : "") +
+                " is not emulated");
   if (inst.numOperands() != 4) return invalid(q.what + " takes four operands: d, a, b, c");
   std::vector<uint32_t>* lists[4] = {&op.d, &op.a, &op.b, &op.c};
   const MatrixRole roles[4] = {MatrixRole::C, MatrixRole::A, MatrixRole::B, MatrixRole::C};
@@ -942,14 +953,16 @@ bool Decoder::decodeMma(const Instruction& inst, MatrixQualifiers& q, bool isWmm
     const unsigned have = static_cast<unsigned>(lists[k]->size()) * elementsPerRegister(t[static_cast<size_t>(k)]);
     const unsigned need = layout(roles[k]).perLane;
     if (isWmma ? have % need != 0 || have == 0 : have != need)
-      return invalid(q.what + ": fragment " + "dabc"[k] + " has " + std::to_string(lists[k]->size()) + " register(s), which does not fit");
+      return invalid(q.what + ": fragment " + "dabc"[k] + " has " + std::to_string(lists[k]->size()) +
+                     " register(s), which does not fit");
   }
   di.op = isWmma ? XOp::WmmaMma : XOp::Mma;
   return true;
 }
 
 // wmma.load.{a,b,c} and wmma.store.d: a fragment, an address and an optional stride.
-bool Decoder::decodeWmmaAccess(DFunction& f, const Instruction& inst, MatrixQualifiers& q, bool load, DInst& di, DMatrixOp& op) {
+bool Decoder::decodeWmmaAccess(DFunction& f, const Instruction& inst, MatrixQualifiers& q, bool load, DInst& di,
+                               DMatrixOp& op) {
   const bool a = load && q.take("a"), b = load && !a && q.take("b"), c = load && !a && !b && q.take("c");
   if (load ? !(a || b || c) : !q.take("d")) return invalid(q.what + (load ? " needs .a, .b or .c" : " needs .d"));
   op.role = a ? MatrixRole::A : b ? MatrixRole::B : MatrixRole::C;
@@ -963,8 +976,15 @@ bool Decoder::decodeWmmaAccess(DFunction& f, const Instruction& inst, MatrixQual
   // layout depends on the shape only: any multiplicand type of the shape will do.
   const bool accumulator = op.role == MatrixRole::C;
   MmaType in = e;
-  if (accumulator) in = e == MmaType::S32 ? MmaType::S8 : e == MmaType::F64 ? MmaType::F64 : op.form.k == 8 ? MmaType::TF32 : MmaType::F16;
-  const MmaType acc = accumulator ? e : (e == MmaType::S8 || e == MmaType::U8) ? MmaType::S32 : e == MmaType::F64 ? MmaType::F64 : MmaType::F32;
+  if (accumulator)
+    in = e == MmaType::S32   ? MmaType::S8
+         : e == MmaType::F64 ? MmaType::F64
+         : op.form.k == 8    ? MmaType::TF32
+                             : MmaType::F16;
+  const MmaType acc = accumulator                              ? e
+                      : (e == MmaType::S8 || e == MmaType::U8) ? MmaType::S32
+                      : e == MmaType::F64                      ? MmaType::F64
+                                                               : MmaType::F32;
   op.form.a = op.form.b = in;
   op.form.c = op.form.d = acc;
   const FragmentLayout fl = wmmaFragment(op.form, op.role);

@@ -15,8 +15,12 @@ namespace {
 
 constexpr uint32_t kFullWarp = 0xFFFFFFFFu;
 
-unsigned perRegister(MmaType t) { return t == MmaType::F64 ? 1 : 32 / mmaTypeBits(t); }
-uint64_t elementMask(MmaType t) { return mmaTypeBits(t) == 64 ? ~uint64_t(0) : (uint64_t(1) << mmaTypeBits(t)) - 1; }
+unsigned perRegister(MmaType t) {
+  return t == MmaType::F64 ? 1 : 32 / mmaTypeBits(t);
+}
+uint64_t elementMask(MmaType t) {
+  return mmaTypeBits(t) == 64 ? ~uint64_t(0) : (uint64_t(1) << mmaTypeBits(t)) - 1;
+}
 
 // A rows x cols matrix of raw element bits, row-major. Not zeroed: a gather writes every element
 // (each layout covers its matrix once: tests/unit/MmaTest.cpp).
@@ -59,13 +63,20 @@ const FragmentLayout kMatrix8x8{8, 8, 2, matrix8x8Element};
 
 const char* matrixName(XOp op) {
   switch (op) {
-    case XOp::Ldmatrix: return "ldmatrix";
-    case XOp::Stmatrix: return "stmatrix";
-    case XOp::Movmatrix: return "movmatrix";
-    case XOp::Mma: return "mma";
-    case XOp::WmmaLoad: return "wmma.load";
-    case XOp::WmmaStore: return "wmma.store";
-    default: return "wmma.mma";
+    case XOp::Ldmatrix:
+      return "ldmatrix";
+    case XOp::Stmatrix:
+      return "stmatrix";
+    case XOp::Movmatrix:
+      return "movmatrix";
+    case XOp::Mma:
+      return "mma";
+    case XOp::WmmaLoad:
+      return "wmma.load";
+    case XOp::WmmaStore:
+      return "wmma.store";
+    default:
+      return "wmma.mma";
   }
 }
 
@@ -77,15 +88,20 @@ void CtaRunner::matrix(Warp& w, const DInst& I, uint32_t exec) {
     char lanes[16];
     std::snprintf(lanes, sizeof lanes, "0x%08x", exec);
     faultAt(w, std::countr_zero(exec), I,
-            std::string(matrixName(I.op)) + " is .sync.aligned: all 32 lanes of the warp must execute it together, but only lanes " +
-                lanes + " (" + std::to_string(popc(exec)) +
+            std::string(matrixName(I.op)) +
+                " is .sync.aligned: all 32 lanes of the warp must execute it together, but only lanes " + lanes + " (" +
+                std::to_string(popc(exec)) +
                 " of 32) do here (a divergent warp, a guard false for some lanes, exited lanes or a partial warp)");
   }
   Frame* f = w.stack.back().frame;
   const DMatrixOp& op = f->fn->matrixOps[I.call];
   switch (I.op) {
-    case XOp::Ldmatrix: matrixLoad(w, I, op); break;
-    case XOp::Stmatrix: matrixStore(w, I, op); break;
+    case XOp::Ldmatrix:
+      matrixLoad(w, I, op);
+      break;
+    case XOp::Stmatrix:
+      matrixStore(w, I, op);
+      break;
     case XOp::Movmatrix: {
       // PTX ISA 9.0, 9.7.14.5 ("movmatrix"): the 8x8 matrix the fragments hold, transposed, in the
       // same fragment layout.
@@ -109,7 +125,9 @@ void CtaRunner::matrix(Warp& w, const DInst& I, uint32_t exec) {
       scatter(f, op.d, op.form.d, layout(MatrixRole::C), d);
       break;
     }
-    default: wmmaAccess(w, I, op); break;
+    default:
+      wmmaAccess(w, I, op);
+      break;
   }
 }
 
@@ -129,16 +147,20 @@ void CtaRunner::matrixLoad(Warp& w, const DInst& I, const DMatrixOp& op) {
       StateSpace space = StateSpace::Generic;
       const uint8_t* p = memory(w, I, a.space, a.address(I, lane), 16, lane, false, false, a.sym, &space);
       if (space != StateSpace::Shared && space != StateSpace::SharedCta)
-        faultAt(w, lane, I, "ldmatrix reads shared memory; lane " + std::to_string(lane) + "'s row address is not in it");
+        faultAt(w, lane, I,
+                "ldmatrix reads shared memory; lane " + std::to_string(lane) + "'s row address is not in it");
       for (int c = 0; c < 8; ++c) {
         uint16_t v;
         std::memcpy(&v, p + 2 * c, 2);
-        if (op.trans) m(c, r) = v;
-        else m(r, c) = v;
+        if (op.trans)
+          m(c, r) = v;
+        else
+          m(r, c) = v;
       }
     }
   }
-  for (int j = 0; j < op.matrices; ++j) scatter(f, std::span(&op.d[static_cast<size_t>(j)], 1), MmaType::F16, kMatrix8x8, ms[j]);
+  for (int j = 0; j < op.matrices; ++j)
+    scatter(f, std::span(&op.d[static_cast<size_t>(j)], 1), MmaType::F16, kMatrix8x8, ms[j]);
 }
 
 // stmatrix (PTX ISA 9.0, 9.7.14.5.16): the inverse of ldmatrix, with the same fragments and row
@@ -161,7 +183,8 @@ void CtaRunner::matrixStore(Warp& w, const DInst& I, const DMatrixOp& op) {
       uint8_t* p = memory(w, I, a.space, a.address(I, lane), 16, lane, true, false, a.sym, &space);
       storeBytes_ = nullptr;
       if (space != StateSpace::Shared && space != StateSpace::SharedCta)
-        faultAt(w, lane, I, "stmatrix writes shared memory; lane " + std::to_string(lane) + "'s row address is not in it");
+        faultAt(w, lane, I,
+                "stmatrix writes shared memory; lane " + std::to_string(lane) + "'s row address is not in it");
       std::memcpy(p, row, 16);
     }
   }

@@ -245,8 +245,8 @@ struct DAsyncCopy {
   bool fillNegated = false;  // `!%p` as ignore-src
 };
 
-// The operands of a tensor-core instruction (the XOp after Sust): register slots of each
-// fragment in operand order, the multiply-accumulate's shape and types, and for the matrix
+// The operands of a tensor-core instruction (XOp::Ldmatrix to XOp::WmmaMma): register slots of
+// each fragment in operand order, the multiply-accumulate's shape and types, and for the matrix
 // loads and stores the address (DInst's) and its form.
 struct DMatrixOp {
   MmaForm form;                 // mma, wmma: shape and types

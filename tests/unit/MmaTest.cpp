@@ -62,8 +62,8 @@ TEST(Mma, EveryLayoutCoversItsMatrixOnce) {
   };
   for (const Case& c : cases) {
     const MmaForm f = form(c.m, c.n, c.k, c.a, c.c);
-    const std::string what = std::string(c.wmma ? "wmma " : "mma ") + "m" + std::to_string(c.m) + "n" + std::to_string(c.n) +
-                             "k" + std::to_string(c.k) + " " + mmaTypeName(c.a);
+    const std::string what = std::string(c.wmma ? "wmma " : "mma ") + "m" + std::to_string(c.m) + "n" +
+                             std::to_string(c.n) + "k" + std::to_string(c.k) + " " + mmaTypeName(c.a);
     for (MatrixRole r : {MatrixRole::A, MatrixRole::B, MatrixRole::C}) {
       const FragmentLayout L = c.wmma ? wmmaFragment(f, r) : mmaFragment(f, r);
       expectBijective(L, what + " role " + std::to_string(int(r)));
@@ -78,7 +78,8 @@ TEST(Mma, EveryLayoutCoversItsMatrixOnce) {
 
 TEST(Mma, FormsNotEmulatedHaveNoLayout) {
   EXPECT_FALSE(mmaFragment(form(8, 8, 4, MmaType::F16, MmaType::F32), MatrixRole::A));  // sm_70's quad-pair form
-  EXPECT_FALSE(mmaFragment(form(16, 8, 16, MmaType::BF16, MmaType::F16), MatrixRole::A));  // bf16 needs f32 accumulators
+  EXPECT_FALSE(
+      mmaFragment(form(16, 8, 16, MmaType::BF16, MmaType::F16), MatrixRole::A));  // bf16 needs f32 accumulators
   MmaForm sat = form(16, 8, 16, MmaType::F16, MmaType::F32);
   sat.satfinite = true;
   EXPECT_FALSE(mmaFragment(sat, MatrixRole::C));
