@@ -141,9 +141,9 @@ void multiplyAccumulate(const MmaForm& f, const uint64_t* A, const uint64_t* B, 
 
 // ---- fragment layouts ---------------------------------------------------------------------------
 // The formulas of PTX ISA 9.0, section 9.7.14.5 ("Matrix Fragments for mma.m16n8k16 with floating
-// point type", "... for mma.m16n8k8", "... mma.m16n8k16 with integer type", "... mma.m16n8k32",
-// "... mma.m8n8k4 with .f64", "... mma.m8n8k16"): with g = lane / 4 (groupID) and t = lane % 4
-// (threadID_in_group), element i of a lane's fragment is:
+// point type", "... for mma.m16n8k8", "... for mma.m16n8k4", "... mma.m16n8k16 with integer type",
+// "... mma.m16n8k32", "... mma.m8n8k4 with .f64", "... mma.m8n8k16"): with g = lane / 4 (groupID)
+// and t = lane % 4 (threadID_in_group), element i of a lane's fragment is:
 
 namespace {
 
@@ -178,11 +178,11 @@ Coord a1688f(int l, int i) {
 Coord b1688f(int l, int i) {
   return at(tig(l) * 2 + i, grp(l));
 }
-// m16n8k8 tf32 A (16 x 8, 4 per lane): rows g (a0, a2), g+8 (a1, a3); columns t (a0, a1), t+4 (a2, a3).
+// m16n8k8 tf32 and f64 A (16 x 8, 4 per lane): rows g (a0, a2), g+8 (a1, a3); columns t (a0, a1), t+4 (a2, a3).
 Coord a1688tf32(int l, int i) {
   return at(grp(l) + (i & 1) * 8, tig(l) + (i >= 2) * 4);
 }
-// m16n8k8 tf32 B (8 x 8, 2 per lane): rows t (b0), t+4 (b1); column g.
+// m16n8k8 tf32 and f64 B (8 x 8, 2 per lane): rows t (b0), t+4 (b1); column g.
 Coord b1688tf32(int l, int i) {
   return at(tig(l) + i * 4, grp(l));
 }
@@ -219,6 +219,21 @@ Coord a8816i(int l, int i) {
 }
 Coord b8816i(int l, int i) {
   return at(tig(l) * 4 + i, grp(l));
+}
+// m16n8k4 tf32/f64: A (16 x 4, 2 per lane) rows g (a0), g+8 (a1), column t; B (4 x 8, 1) row t, column g.
+Coord a1684(int l, int i) {
+  return at(grp(l) + i * 8, tig(l));
+}
+Coord b1684(int l, int) {
+  return at(tig(l), grp(l));
+}
+// m16n8k16 f64: A (16 x 16, 8 per lane) row g (even i) or g+8 (odd i), column 4 (i / 2) + t;
+// B (16 x 8, 4 per lane) row t + 4i, column g.
+Coord a16816d(int l, int i) {
+  return at(grp(l) + (i & 1) * 8, (i >> 1) * 4 + tig(l));
+}
+Coord b16816d(int l, int i) {
+  return at(tig(l) + i * 4, grp(l));
 }
 
 FragmentLayout layout(int rows, int cols, int perLane, Coord (*fn)(int, int)) {
@@ -258,7 +273,7 @@ FragmentLayout mmaFragment(const MmaForm& f, MatrixRole r) {
     return A ? layout(16, 16, 8, a16816f) : B ? layout(16, 8, 4, b16816f) : layout(16, 8, 4, c168);
   if (shape(f, 16, 8, 8) && isHalf(f.a))
     return A ? layout(16, 8, 4, a1688f) : B ? layout(8, 8, 2, b1688f) : layout(16, 8, 4, c168);
-  if (shape(f, 16, 8, 8) && f.a == MmaType::TF32)
+  if (shape(f, 16, 8, 8) && (f.a == MmaType::TF32 || f.a == MmaType::F64))
     return A ? layout(16, 8, 4, a1688tf32) : B ? layout(8, 8, 2, b1688tf32) : layout(16, 8, 4, c168);
   if (shape(f, 16, 8, 16) && isByte(f.a))
     return A ? layout(16, 16, 8, a16816i) : B ? layout(16, 8, 4, b16816i) : layout(16, 8, 4, c168);
@@ -268,6 +283,10 @@ FragmentLayout mmaFragment(const MmaForm& f, MatrixRole r) {
     return A ? layout(8, 16, 4, a8816i) : B ? layout(16, 8, 4, b8816i) : layout(8, 8, 2, c88);
   if (shape(f, 8, 8, 4) && f.a == MmaType::F64)
     return A ? layout(8, 4, 1, a884d) : B ? layout(4, 8, 1, b884d) : layout(8, 8, 2, c88);
+  if (shape(f, 16, 8, 4) && (f.a == MmaType::TF32 || f.a == MmaType::F64))
+    return A ? layout(16, 4, 2, a1684) : B ? layout(4, 8, 1, b1684) : layout(16, 8, 4, c168);
+  if (shape(f, 16, 8, 16) && f.a == MmaType::F64)
+    return A ? layout(16, 16, 8, a16816d) : B ? layout(16, 8, 4, b16816d) : layout(16, 8, 4, c168);
   return {};
 }
 
