@@ -927,17 +927,33 @@ bool Decoder::decodeMatrixMove(const Instruction& inst, MatrixQualifiers& q, DIn
 bool Decoder::decodeMma(const Instruction& inst, MatrixQualifiers& q, bool isWmma, DInst& di, DMatrixOp& op) {
   op.form.satfinite = q.take("satfinite");
   q.take("rn");  // f64: the only rounding there is
-  // mma.sync: .row.col, the one pair these shapes have; wmma.mma: A's and B's layouts, which
-  // change nothing here (the loads put every element in its place in the fragment).
-  const bool layouts =
-      isWmma ? q.take("row") + q.take("row") + q.take("col") + q.take("col") == 2 : q.take("row") && q.take("col");
+  // A's and B's layouts, in that order.
+  std::vector<std::string> layouts;
+  for (auto it = q.quals.begin(); it != q.quals.end();)
+    if (*it == "row" || *it == "col") {
+      layouts.push_back(*it);
+      it = q.quals.erase(it);
+    } else {
+      ++it;
+    }
   q.takeTypes();
   if (!q.leftover().empty()) return fail(q.leftover());
-  if (!layouts) return fail(q.what + " with other than .row.col layouts is not emulated");
+  if (layouts.size() != 2) return invalid(q.what + " needs the layouts of A and B (.row or .col each)");
   std::vector<MmaType>& t = q.types;
   if (isWmma && t.size() == 2) t = {t[0], MmaType::F16, MmaType::F16, t[1]};
   if (t.size() != 4) return invalid(q.what + " names the types of D, A, B and C");
   op.form.d = t[0], op.form.a = t[1], op.form.b = t[2], op.form.c = t[3];
+  // wmma.mma: the layouts change nothing here (the loads put every element in its place in the
+  // fragment). mma.sync: .row.col, the one pair its shapes have, except sm_70's m8n8k4 .f16,
+  // whose four quad-pair multiply-accumulates (MmaForm::groups) take either layout of each.
+  const bool quadPairs = !isWmma && op.form.m == 8 && op.form.n == 8 && op.form.k == 4 && op.form.a == MmaType::F16;
+  if (quadPairs) {
+    op.form.groups = 4;
+    op.form.aColMajor = layouts[0] == "col";
+    op.form.bColMajor = layouts[1] == "col";
+  } else if (!isWmma && (layouts[0] != "row" || layouts[1] != "col")) {
+    return fail(q.what + " with other than .row.col layouts is not emulated");
+  }
   auto layout = [&](MatrixRole r) { return isWmma ? wmmaFragment(op.form, r) : mmaFragment(op.form, r); };
   if (!layout(MatrixRole::A))
     return fail(q.what + " .m" + std::to_string(op.form.m) + "n" + std::to_string(op.form.n) + "k" +

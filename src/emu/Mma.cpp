@@ -104,15 +104,16 @@ uint64_t fromFloat(MmaType t, float v) {
   return floatBits(v);
 }
 
-}  // namespace
-
-void multiplyAccumulate(const MmaForm& f, const uint64_t* A, const uint64_t* B, const uint64_t* C, uint64_t* D) {
+// One group's D = A * B + C (MmaForm::groups): A's rows from a0 (row stride k), B's columns from
+// b0 (row stride ldb), C's and D's rows from c0 (row stride n).
+void multiplyAccumulateGroup(const MmaForm& f, const uint64_t* A, const uint64_t* B, int ldb, const uint64_t* C,
+                             uint64_t* D) {
   const int m = f.m, n = f.n, k = f.k;
   if (f.a == MmaType::F64) {
     for (int i = 0; i < m; ++i)
       for (int j = 0; j < n; ++j) {
         double acc = bitsDouble(C[i * n + j]);
-        for (int p = 0; p < k; ++p) acc = std::fma(bitsDouble(A[i * k + p]), bitsDouble(B[p * n + j]), acc);
+        for (int p = 0; p < k; ++p) acc = std::fma(bitsDouble(A[i * k + p]), bitsDouble(B[p * ldb + j]), acc);
         D[i * n + j] = std::isnan(acc) ? 0x7FFFFFFFFFFFFFFFull : doubleBits(acc);
       }
     return;
@@ -121,7 +122,7 @@ void multiplyAccumulate(const MmaForm& f, const uint64_t* A, const uint64_t* B, 
     for (int i = 0; i < m; ++i)
       for (int j = 0; j < n; ++j) {
         int64_t acc = toInt(MmaType::S32, C[i * n + j]);
-        for (int p = 0; p < k; ++p) acc += toInt(f.a, A[i * k + p]) * toInt(f.b, B[p * n + j]);
+        for (int p = 0; p < k; ++p) acc += toInt(f.a, A[i * k + p]) * toInt(f.b, B[p * ldb + j]);
         if (f.satfinite) acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
         D[i * n + j] = static_cast<uint32_t>(static_cast<uint64_t>(acc));
       }
@@ -132,11 +133,19 @@ void multiplyAccumulate(const MmaForm& f, const uint64_t* A, const uint64_t* B, 
   for (int i = 0; i < m; ++i)
     for (int p = 0; p < k; ++p) a[i * k + p] = toFloat(f.a, A[i * k + p]);
   for (int p = 0; p < k; ++p)
-    for (int j = 0; j < n; ++j) bt[j * k + p] = toFloat(f.b, B[p * n + j]);
+    for (int j = 0; j < n; ++j) bt[j * k + p] = toFloat(f.b, B[p * ldb + j]);
   const auto chain = hostHasFma() ? fmaChainHost : fmaChainLibm;
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j)
       D[i * n + j] = fromFloat(f.d, chain(a + i * k, bt + j * k, k, toFloat(f.c, C[i * n + j])));
+}
+
+}  // namespace
+
+void multiplyAccumulate(const MmaForm& f, const uint64_t* A, const uint64_t* B, const uint64_t* C, uint64_t* D) {
+  const int ldb = f.n * f.groups;
+  for (int q = 0; q < f.groups; ++q)
+    multiplyAccumulateGroup(f, A + q * f.m * f.k, B + q * f.n, ldb, C + q * f.m * f.n, D + q * f.m * f.n);
 }
 
 // ---- fragment layouts ---------------------------------------------------------------------------
@@ -235,6 +244,38 @@ Coord a16816d(int l, int i) {
 Coord b16816d(int l, int i) {
   return at(tig(l) + i * 4, grp(l));
 }
+// sm_70's m8n8k4 .f16 ("Matrix Fragments for mma.m8n8k4 with .f16 floating point type"): four
+// multiply-accumulates, computation q = (lane / 4) % 4 by lanes 4q..4q+3 (low) and 16+4q..16+4q+3
+// (high); with r = lane % 4 and h = 4 for the high lanes, 0 for the low ones, in the stacked
+// matrices of MmaForm::groups (group q's rows or columns start at 8q):
+int quad(int l) {
+  return ((l >> 2) & 3) * 8;
+}
+int half(int l) {
+  return l >= 16 ? 4 : 0;
+}
+// A .row: row r + h, column i; A .col: row i + h, column r (4 per lane).
+Coord a884hRow(int l, int i) {
+  return at(quad(l) + (l & 3) + half(l), i);
+}
+Coord a884hCol(int l, int i) {
+  return at(quad(l) + i + half(l), l & 3);
+}
+// B .row: row r, column i + h; B .col: row i, column r + h (4 per lane).
+Coord b884hRow(int l, int i) {
+  return at(l & 3, quad(l) + i + half(l));
+}
+Coord b884hCol(int l, int i) {
+  return at(i, quad(l) + (l & 3) + half(l));
+}
+// C/D .f16: row r + h, column i (8 per lane); .f32: row (lane & 1) + (i & 2) + h, column
+// (i & 4) + (lane & 2) + (i & 1).
+Coord c884h16(int l, int i) {
+  return at(quad(l) + (l & 3) + half(l), i);
+}
+Coord c884h32(int l, int i) {
+  return at(quad(l) + (l & 1) + (i & 2) + half(l), (i & 4) + (l & 2) + (i & 1));
+}
 
 FragmentLayout layout(int rows, int cols, int perLane, Coord (*fn)(int, int)) {
   return FragmentLayout{static_cast<uint8_t>(rows), static_cast<uint8_t>(cols), static_cast<uint8_t>(perLane), fn};
@@ -268,6 +309,7 @@ bool accumulatorsFit(const MmaForm& f) {
 
 FragmentLayout mmaFragment(const MmaForm& f, MatrixRole r) {
   if (!accumulatorsFit(f) || (f.satfinite && !isByte(f.a))) return {};
+  if (f.groups != (shape(f, 8, 8, 4) && f.a == MmaType::F16 ? 4 : 1)) return {};
   const bool A = r == MatrixRole::A, B = r == MatrixRole::B;
   if (shape(f, 16, 8, 16) && isHalf(f.a))
     return A ? layout(16, 16, 8, a16816f) : B ? layout(16, 8, 4, b16816f) : layout(16, 8, 4, c168);
@@ -287,6 +329,13 @@ FragmentLayout mmaFragment(const MmaForm& f, MatrixRole r) {
     return A ? layout(16, 4, 2, a1684) : B ? layout(4, 8, 1, b1684) : layout(16, 8, 4, c168);
   if (shape(f, 16, 8, 16) && f.a == MmaType::F64)
     return A ? layout(16, 16, 8, a16816d) : B ? layout(16, 8, 4, b16816d) : layout(16, 8, 4, c168);
+  if (shape(f, 8, 8, 4) && f.a == MmaType::F16 && f.groups == 4) {
+    // C's layout follows .ctype and D's .dtype: the emulator runs the forms where they agree.
+    if (f.c != f.d) return {};
+    if (A) return layout(32, 4, 4, f.aColMajor ? a884hCol : a884hRow);
+    if (B) return layout(4, 32, 4, f.bColMajor ? b884hCol : b884hRow);
+    return layout(32, 8, 8, f.c == MmaType::F16 ? c884h16 : c884h32);
+  }
   return {};
 }
 

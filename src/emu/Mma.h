@@ -15,11 +15,17 @@ enum class MmaType : uint8_t { None, F16, BF16, TF32, F32, F64, S8, U8, S32 };
 unsigned mmaTypeBits(MmaType t);
 const char* mmaTypeName(MmaType t);
 
-// One matrix multiply-accumulate D = A * B + C: A is m x k, B is k x n, C and D are m x n.
+// One matrix multiply-accumulate D = A * B + C: A is m x k, B is k x n, C and D are m x n (or
+// several of them side by side: `groups`).
 struct MmaForm {
   uint8_t m = 0, n = 0, k = 0;
   MmaType a = MmaType::None, b = MmaType::None, c = MmaType::None, d = MmaType::None;
   bool satfinite = false;  // integer: clamp to the s32 range instead of wrapping
+  // Independent multiply-accumulates in one instruction (sm_70's mma.m8n8k4 .f16: 4, one per
+  // quad-pair): A stacks the groups' rows ((groups m) x k), B their columns (k x (groups n)), C
+  // and D their rows ((groups m) x n); group q multiplies its rows of A by its columns of B.
+  uint8_t groups = 1;
+  bool aColMajor = false, bColMajor = true;  // m8n8k4 .f16: the register layouts .alayout.blayout
 };
 
 // Computes D from A, B and C, each matrix row-major, one element per entry as its raw bits (an

@@ -18,8 +18,9 @@ using namespace ptxopt::emu;
 
 namespace {
 
-MmaForm form(int m, int n, int k, MmaType a, MmaType c) {
+MmaForm form(int m, int n, int k, MmaType a, MmaType c, int groups = 1) {
   MmaForm f;
+  f.groups = static_cast<uint8_t>(groups);
   f.m = static_cast<uint8_t>(m), f.n = static_cast<uint8_t>(n), f.k = static_cast<uint8_t>(k);
   f.a = f.b = a;
   f.c = f.d = c;
@@ -45,31 +46,47 @@ struct Case {
   int m, n, k;
   MmaType a, c;
   bool wmma;
+  int groups = 1;
+  bool aCol = false, bCol = true;
 };
 
 }  // namespace
 
 TEST(Mma, EveryLayoutCoversItsMatrixOnce) {
   const Case cases[] = {
-      {16, 8, 16, MmaType::F16, MmaType::F32, false}, {16, 8, 8, MmaType::BF16, MmaType::F32, false},
-      {16, 8, 8, MmaType::TF32, MmaType::F32, false}, {16, 8, 16, MmaType::S8, MmaType::S32, false},
-      {16, 8, 32, MmaType::U8, MmaType::S32, false},  {8, 8, 16, MmaType::S8, MmaType::S32, false},
-      {8, 8, 4, MmaType::F64, MmaType::F64, false},   {16, 8, 4, MmaType::TF32, MmaType::F32, false},
-      {16, 8, 4, MmaType::F64, MmaType::F64, false},  {16, 8, 8, MmaType::F64, MmaType::F64, false},
-      {16, 8, 16, MmaType::F64, MmaType::F64, false}, {16, 16, 16, MmaType::F16, MmaType::F16, true},
-      {32, 8, 16, MmaType::F16, MmaType::F32, true},  {8, 32, 16, MmaType::BF16, MmaType::F32, true},
-      {16, 16, 8, MmaType::TF32, MmaType::F32, true}, {16, 16, 16, MmaType::S8, MmaType::S32, true},
-      {32, 8, 16, MmaType::U8, MmaType::S32, true},   {8, 32, 16, MmaType::S8, MmaType::S32, true},
+      {16, 8, 16, MmaType::F16, MmaType::F32, false},
+      {16, 8, 8, MmaType::BF16, MmaType::F32, false},
+      {16, 8, 8, MmaType::TF32, MmaType::F32, false},
+      {16, 8, 16, MmaType::S8, MmaType::S32, false},
+      {16, 8, 32, MmaType::U8, MmaType::S32, false},
+      {8, 8, 16, MmaType::S8, MmaType::S32, false},
+      {8, 8, 4, MmaType::F64, MmaType::F64, false},
+      {16, 8, 4, MmaType::TF32, MmaType::F32, false},
+      {16, 8, 4, MmaType::F64, MmaType::F64, false},
+      {16, 8, 8, MmaType::F64, MmaType::F64, false},
+      {8, 8, 4, MmaType::F16, MmaType::F32, false, 4, false, true},
+      {8, 8, 4, MmaType::F16, MmaType::F16, false, 4, true, false},
+      {16, 8, 16, MmaType::F64, MmaType::F64, false},
+      {16, 16, 16, MmaType::F16, MmaType::F16, true},
+      {32, 8, 16, MmaType::F16, MmaType::F32, true},
+      {8, 32, 16, MmaType::BF16, MmaType::F32, true},
+      {16, 16, 8, MmaType::TF32, MmaType::F32, true},
+      {16, 16, 16, MmaType::S8, MmaType::S32, true},
+      {32, 8, 16, MmaType::U8, MmaType::S32, true},
+      {8, 32, 16, MmaType::S8, MmaType::S32, true},
       {8, 8, 4, MmaType::F64, MmaType::F64, true},
   };
   for (const Case& c : cases) {
-    const MmaForm f = form(c.m, c.n, c.k, c.a, c.c);
+    MmaForm f = form(c.m, c.n, c.k, c.a, c.c, c.groups);
+    f.aColMajor = c.aCol, f.bColMajor = c.bCol;
     const std::string what = std::string(c.wmma ? "wmma " : "mma ") + "m" + std::to_string(c.m) + "n" +
                              std::to_string(c.n) + "k" + std::to_string(c.k) + " " + mmaTypeName(c.a);
     for (MatrixRole r : {MatrixRole::A, MatrixRole::B, MatrixRole::C}) {
       const FragmentLayout L = c.wmma ? wmmaFragment(f, r) : mmaFragment(f, r);
       expectBijective(L, what + " role " + std::to_string(int(r)));
-      const int rows = r == MatrixRole::B ? c.k : c.m, cols = r == MatrixRole::A ? c.k : c.n;
+      // Groups stack A's and C's rows and B's columns (MmaForm::groups).
+      const int rows = r == MatrixRole::B ? c.k : c.m * c.groups;
+      const int cols = r == MatrixRole::A ? c.k : r == MatrixRole::B ? c.n * c.groups : c.n;
       EXPECT_EQ(L.rows, rows) << what;
       EXPECT_EQ(L.cols, cols) << what;
     }
@@ -79,7 +96,10 @@ TEST(Mma, EveryLayoutCoversItsMatrixOnce) {
 }
 
 TEST(Mma, FormsNotEmulatedHaveNoLayout) {
-  EXPECT_FALSE(mmaFragment(form(8, 8, 4, MmaType::F16, MmaType::F32), MatrixRole::A));  // sm_70's quad-pair form
+  EXPECT_FALSE(mmaFragment(form(8, 8, 4, MmaType::F16, MmaType::F32), MatrixRole::A));  // sm_70's form has 4 groups
+  MmaForm mixed = form(8, 8, 4, MmaType::F16, MmaType::F32, 4);
+  mixed.c = MmaType::F16;  // an .f32 D from an .f16 C: two layouts, not run
+  EXPECT_FALSE(mmaFragment(mixed, MatrixRole::A));
   EXPECT_FALSE(
       mmaFragment(form(16, 8, 16, MmaType::BF16, MmaType::F16), MatrixRole::A));  // bf16 needs f32 accumulators
   MmaForm sat = form(16, 8, 16, MmaType::F16, MmaType::F32);
@@ -130,4 +150,16 @@ TEST(Mma, IntegersWrapOrSaturate) {
   f.satfinite = true;
   multiplyAccumulate(f, A, B, C, D);
   EXPECT_EQ(static_cast<int32_t>(D[0]), INT32_MIN);
+}
+
+TEST(Mma, GroupsMultiplyTheirOwnRowsAndColumns) {
+  // Two groups of 1 x 1 x 2: D0 = A0 . B0 + C0 and D1 = A1 . B1 + C1, never A0 with B1.
+  MmaForm f = form(1, 1, 2, MmaType::S8, MmaType::S32, 2);
+  const uint64_t A[4] = {1, 2, 3, 4};  // group 0's row: 1 2; group 1's: 3 4
+  const uint64_t B[4] = {5, 6, 7, 8};  // k x (groups n): rows 5 6 and 7 8; group 0's column: 5 7
+  const uint64_t C[2] = {100, 200};
+  uint64_t D[2] = {0, 0};
+  multiplyAccumulate(f, A, B, C, D);
+  EXPECT_EQ(D[0], 100u + 1 * 5 + 2 * 7);
+  EXPECT_EQ(D[1], 200u + 3 * 6 + 4 * 8);
 }
