@@ -13,37 +13,9 @@ namespace ptxopt::emu {
 
 namespace {
 
-
 uint64_t extendLoaded(uint64_t raw, unsigned bytes, ScalarType t) {
   if (isSignedType(t) && bytes < 8) return static_cast<uint64_t>(signExtend(raw, bytes * 8));
   return raw;
-}
-
-// Element accesses of ld/st. CTAs on different host threads may touch the same global bytes
-// (a kernel that races, or reads what another CTA updates atomically): relaxed atomic accesses
-// keep that defined for the host, at the cost of a plain move. Elements are naturally aligned
-// (misalignment faulted before).
-uint64_t loadElement(const uint8_t* p, unsigned eb) {
-  switch (eb) {
-    case 1: return __atomic_load_n(p, __ATOMIC_RELAXED);
-    case 2: return __atomic_load_n(reinterpret_cast<const uint16_t*>(p), __ATOMIC_RELAXED);
-    case 4: return __atomic_load_n(reinterpret_cast<const uint32_t*>(p), __ATOMIC_RELAXED);
-    case 8: return __atomic_load_n(reinterpret_cast<const uint64_t*>(p), __ATOMIC_RELAXED);
-    default: {
-      uint64_t raw = 0;
-      std::memcpy(&raw, p, std::min(eb, 8u));
-      return raw;
-    }
-  }
-}
-void storeElement(uint8_t* p, unsigned eb, uint64_t v) {
-  switch (eb) {
-    case 1: __atomic_store_n(p, static_cast<uint8_t>(v), __ATOMIC_RELAXED); break;
-    case 2: __atomic_store_n(reinterpret_cast<uint16_t*>(p), static_cast<uint16_t>(v), __ATOMIC_RELAXED); break;
-    case 4: __atomic_store_n(reinterpret_cast<uint32_t*>(p), static_cast<uint32_t>(v), __ATOMIC_RELAXED); break;
-    case 8: __atomic_store_n(reinterpret_cast<uint64_t*>(p), v, __ATOMIC_RELAXED); break;
-    default: std::memcpy(p, &v, std::min(eb, 8u)); break;
-  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <random>
@@ -30,6 +31,33 @@ inline void forLanes(uint32_t mask, F&& f) {
     int lane = std::countr_zero(mask);
     f(lane);
     mask &= mask - 1;
+  }
+}
+
+// Element accesses of ld/st and of the tensor cores' loads and stores. CTAs on different host
+// threads may touch the same global bytes (a kernel that races, or reads what another CTA
+// updates atomically): relaxed atomic accesses keep that defined for the host, at the cost of a
+// plain move. Elements are naturally aligned (misalignment faulted before).
+inline uint64_t loadElement(const uint8_t* p, unsigned eb) {
+  switch (eb) {
+    case 1: return __atomic_load_n(p, __ATOMIC_RELAXED);
+    case 2: return __atomic_load_n(reinterpret_cast<const uint16_t*>(p), __ATOMIC_RELAXED);
+    case 4: return __atomic_load_n(reinterpret_cast<const uint32_t*>(p), __ATOMIC_RELAXED);
+    case 8: return __atomic_load_n(reinterpret_cast<const uint64_t*>(p), __ATOMIC_RELAXED);
+    default: {
+      uint64_t raw = 0;
+      std::memcpy(&raw, p, std::min(eb, 8u));
+      return raw;
+    }
+  }
+}
+inline void storeElement(uint8_t* p, unsigned eb, uint64_t v) {
+  switch (eb) {
+    case 1: __atomic_store_n(p, static_cast<uint8_t>(v), __ATOMIC_RELAXED); break;
+    case 2: __atomic_store_n(reinterpret_cast<uint16_t*>(p), static_cast<uint16_t>(v), __ATOMIC_RELAXED); break;
+    case 4: __atomic_store_n(reinterpret_cast<uint32_t*>(p), static_cast<uint32_t>(v), __ATOMIC_RELAXED); break;
+    case 8: __atomic_store_n(reinterpret_cast<uint64_t*>(p), v, __ATOMIC_RELAXED); break;
+    default: std::memcpy(p, &v, std::min(eb, 8u)); break;
   }
 }
 
@@ -178,6 +206,11 @@ class CtaRunner {
   void call(Warp& w, const DInst& I, uint32_t exec);
   void printf(Warp& w, const DInst& I, const DCall& c, uint32_t exec);
   void warpCollective(Warp& w, const DInst& I, uint32_t exec);
+  // The tensor-core instructions (Matrix.cpp; docs/EMULATOR.md, "Tensor cores").
+  void matrix(Warp& w, const DInst& I, uint32_t exec);
+  void matrixLoad(Warp& w, const DInst& I, const DMatrixOp& op);
+  void matrixStore(Warp& w, const DInst& I, const DMatrixOp& op);
+  void wmmaAccess(Warp& w, const DInst& I, const DMatrixOp& op);
   void combineCollective(std::span<const Warp::CollectivePart> parts);
 
   [[noreturn]] void faultAt(const Warp& w, int lane, const DInst& I, const std::string& what,

@@ -176,6 +176,13 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       case XOp::Tex: texture(w, I, exec); break;
       case XOp::Suld:
       case XOp::Sust: surface(w, I, exec); break;
+      case XOp::Ldmatrix:
+      case XOp::Stmatrix:
+      case XOp::Movmatrix:
+      case XOp::Mma:
+      case XOp::WmmaLoad:
+      case XOp::WmmaStore:
+      case XOp::WmmaMma: matrix(w, I, exec); break;
       case XOp::Shfl:
       case XOp::Vote:
       case XOp::Match:

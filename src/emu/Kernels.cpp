@@ -285,13 +285,6 @@ void fmaF64Loop(const DInst& I, uint64_t* R, uint32_t exec) { fmaBody<F64Format>
 #if defined(__x86_64__)
 __attribute__((target("fma"))) void fmaF32LoopFma(const DInst& I, uint64_t* R, uint32_t exec) { fmaBody<F32Format>(I, R, exec); }
 __attribute__((target("fma"))) void fmaF64LoopFma(const DInst& I, uint64_t* R, uint32_t exec) { fmaBody<F64Format>(I, R, exec); }
-bool hostHasFma() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("fma") != 0;
-  }();
-  return has;
-}
 Fn fmaLoop(bool f32) {
   if (hostHasFma()) return f32 ? &fmaF32LoopFma : &fmaF64LoopFma;
   return f32 ? &fmaF32Loop : &fmaF64Loop;
@@ -494,6 +487,18 @@ void selectKernels(DInst& I) {
   I.general = general(I);
   Fn s = I.general ? specialized(I) : nullptr;
   I.fast = s ? s : I.general;
+}
+
+bool hostHasFma() {
+#if defined(__x86_64__)
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("fma") != 0;
+  }();
+  return has;
+#else
+  return false;
+#endif
 }
 
 }  // namespace ptxopt::emu

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "FloatOps.h"
+#include "Mma.h"
 #include "ptxopt/ir/Module.h"
 
 namespace ptxopt::emu {
@@ -86,6 +87,14 @@ enum class XOp : uint16_t {
   Tex,          // tex.1d/2d/3d/a1d/a2d through a texture object handle
   Suld,         // suld.b / sust.b through a surface object handle
   Sust,
+  // Tensor cores (docs/EMULATOR.md, "Tensor cores"): DInst::call indexes DFunction::matrixOps.
+  Ldmatrix,     // ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.b16
+  Stmatrix,     // stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.b16
+  Movmatrix,    // movmatrix.sync.aligned.m8n8.trans.b16
+  Mma,          // mma.sync.aligned
+  WmmaLoad,     // wmma.load.{a,b,c}.sync.aligned
+  WmmaStore,    // wmma.store.d.sync.aligned
+  WmmaMma,      // wmma.mma.sync.aligned
   Unsupported,
 };
 
@@ -216,7 +225,8 @@ struct DInst {
   uint32_t rpc = kNoPc;              // reconvergence point of a branch (bra, brx.idx)
   std::vector<uint32_t> targets;     // brx.idx
   uint32_t call = 0;                 // index into DFunction::calls; Unsupported: into Program::unsupported;
-                                     // CpAsync: into DFunction::asyncCopies; CpAsyncWait: N
+                                     // CpAsync: into DFunction::asyncCopies; CpAsyncWait: N;
+                                     // the tensor-core XOps: into DFunction::matrixOps
   // For messages and metrics.
   uint32_t line = 0;
   const Instruction* ir = nullptr;
@@ -252,6 +262,21 @@ struct DAsyncCopy {
   bool fillNegated = false;  // `!%p` as ignore-src
 };
 
+// The operands of a tensor-core instruction (XOp::Ldmatrix to XOp::WmmaMma): register slots of
+// each fragment in operand order, the multiply-accumulate's shape and types, and for the matrix
+// loads and stores the address (DInst's) and its form.
+struct DMatrixOp {
+  MmaForm form;                 // mma, wmma: shape and types
+  std::vector<uint32_t> d, a, b, c;  // mma/wmma.mma: D, A, B, C; ldmatrix/wmma.load: d; stmatrix/wmma.store, movmatrix: a (the data)
+  uint8_t matrices = 1;         // ldmatrix/stmatrix: .x1, .x2, .x4
+  bool trans = false;           // ldmatrix/stmatrix .trans
+  MatrixRole role = MatrixRole::C;  // wmma.load: a, b or c; wmma.store: c (d)
+  MmaType elem = MmaType::None;     // wmma.load/store: the element type in memory
+  bool colMajor = false;        // wmma.load/store: .col (else .row)
+  bool hasStride = false;       // wmma.load/store: a stride operand (elements; else the matrix's width)
+  uint32_t strideSlot = 0;
+};
+
 struct DFunction {
   const Function* ir = nullptr;
   std::string name;
@@ -274,6 +299,7 @@ struct DFunction {
   std::vector<uint64_t> retSizes;
   std::vector<DCall> calls;
   std::vector<DAsyncCopy> asyncCopies;
+  std::vector<DMatrixOp> matrixOps;
 };
 
 struct DGlobal {

@@ -1,8 +1,8 @@
 # kernel: matmul_tile
 # launch: grid=[3,3,1] block=[64,1,1] (num_warps=2, 16x16 output tile a program, BLOCK_K=16,
 #         num_stages=1: no cp.async software pipelining; with 4 warps the sm_80 code would
-#         load the operands with ldmatrix, and on sm_90a the result's layout change goes
-#         through stmatrix, which ptxrun does not run: only the sm_80 build is launched)
+#         load the operands with ldmatrix; on sm_90a the result's layout change goes through
+#         stmatrix. Both builds are launched.)
 # what: C = A @ B with a loop over K in BLOCK_K steps (masked K tail), tl.dot in IEEE fp32
 #       (no tensor cores: each output is one chain of fma.rn.f32 over k in order).
 import triton
