@@ -23,7 +23,7 @@ def kernel_file(stem, prefix=""):
 
 
 def buffer_params(spec):
-    """{name: (element type, element count)} of the spec's buffer parameters, in order."""
+    """{name: (element type, element count)} of the spec's buffer and surface parameters, in order."""
     out = {}
     for p in spec.get("params", []):
         if "buffer" in p:
@@ -33,6 +33,13 @@ def buffer_params(spec):
                 init = b.get("init")
                 count = len(init["values"]) if isinstance(init, dict) and "values" in init else 0
             out[p["name"]] = (b["type"], count)
+        elif "surface" in p:  # its texels are a result too: channels x extent elements
+            sf = p["surface"]
+            count = sf.get("channels", 1)
+            extent = sf["extent"] if isinstance(sf["extent"], list) else [sf["extent"]]
+            for e in extent:
+                count *= e
+            out[p["name"]] = (sf["type"], count)
     return out
 
 

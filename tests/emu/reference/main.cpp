@@ -105,8 +105,16 @@ int main(int argc, char** argv) {
 
   ref::RefLaunch launch(spec);
   launch.contracted = contracted;
+  // Buffers and the texels of textures and surfaces (a reference reads those; a surface's texels
+  // are a result too, written below).
+  auto hasBytes = [](const emu::ParamSpec& p) {
+    return p.kind == emu::ParamSpec::Kind::Buffer || p.kind == emu::ParamSpec::Kind::Texture;
+  };
+  auto isResult = [](const emu::ParamSpec& p) {
+    return p.kind == emu::ParamSpec::Kind::Buffer || (p.kind == emu::ParamSpec::Kind::Texture && p.texture.surface);
+  };
   for (const emu::ParamSpec& p : spec.params) {
-    if (p.kind != emu::ParamSpec::Kind::Buffer) continue;
+    if (!hasBytes(p)) continue;
     if (launch.buffers.count(p.name)) return fail(specPath + ": duplicate buffer parameter '" + p.name + "'");
     std::vector<uint8_t> bytes;
     if (!emu::initialBufferContents(p, bytes, error)) return fail(specPath + ": " + error);
@@ -123,7 +131,7 @@ int main(int argc, char** argv) {
   std::filesystem::create_directories(outDir, ec);
   if (ec) return fail("cannot create directory '" + outDir + "': " + ec.message());
   for (const emu::ParamSpec& p : spec.params) {
-    if (p.kind != emu::ParamSpec::Kind::Buffer) continue;
+    if (!isResult(p)) continue;
     const std::vector<uint8_t>& bytes = launch.buffers.at(p.name);
     if (bytes.size() != p.count * emu::elemBytes(p.type))
       return fail("reference '" + stem + "' changed the size of buffer '" + p.name + "'");
