@@ -380,30 +380,65 @@ void CtaRunner::asyncCopy(Warp& w, const DInst& I, uint32_t exec) {
     copy.group = t.groups;
     if (L_.opts.checkRaces) {
       copy.id = nextCopyId_++;
-      Access a = accessBy(w, I, lane);
-      a.valid = true;
-      a.async = true;
-      std::lock_guard<std::mutex> lock(L_.raceMutex);
-      // Bytes another copy may still write; then the accesses before the issue that nothing
-      // orders before it (the copy may land at once). The shadow takes the write when it lands.
-      checkInFlight(a, "cp.async write", d, size);
-      for (uint64_t k = 0; k < size; ++k) {
-        auto it = sharedShadow_.find(d + k);
-        if (it == sharedShadow_.end()) continue;
-        const Shadow& sh = it->second;
-        if (!ordered(w, sh.write, a)) {
-          L_.reportRace("shared", sh.write, a, accessKind(sh.write, true), "cp.async write", raceWhere(d + k));
-          break;
-        }
-        if (!ordered(w, sh.read, a)) {
-          L_.reportRace("shared", sh.read, a, accessKind(sh.read, false), "cp.async write", raceWhere(d + k));
-          break;
-        }
-      }
-      for (uint64_t k = 0; k < size; ++k) inFlight_[d + k] = InFlight{copy.id, a.thread, I.line};
+      issueAsyncWrite(w, I, lane, d, size, copy.id, false);
     }
     t.copies.push_back(copy);
   });
+}
+
+void CtaRunner::issueAsyncWrite(const Warp& w, const DInst& I, int lane, uint64_t dst, uint64_t size, uint64_t copyId, bool bulk) {
+  Access a = accessBy(w, I, lane);
+  a.valid = true;
+  a.async = true;
+  a.bulk = bulk;
+  const std::string kind = accessKind(a, true);
+  std::lock_guard<std::mutex> lock(L_.raceMutex);
+  // Bytes another copy may still write; then the accesses before the issue that nothing
+  // orders before it (the copy may land at once). The shadow takes the write when it lands.
+  checkInFlight(a, kind, dst, size);
+  for (uint64_t k = 0; k < size; ++k) {
+    auto it = sharedShadow_.find(dst + k);
+    if (it == sharedShadow_.end()) continue;
+    const Shadow& sh = it->second;
+    if (!ordered(w, sh.write, a)) {
+      L_.reportRace("shared", sh.write, a, accessKind(sh.write, true), kind, raceWhere(dst + k));
+      break;
+    }
+    if (!ordered(w, sh.read, a)) {
+      L_.reportRace("shared", sh.read, a, accessKind(sh.read, false), kind, raceWhere(dst + k));
+      break;
+    }
+  }
+  for (uint64_t k = 0; k < size; ++k) inFlight_[dst + k] = InFlight{copyId, a.thread, I.line, bulk};
+}
+
+void CtaRunner::landShared(uint32_t thread, uint32_t dst, const uint8_t* bytes, uint64_t size, uint32_t line, uint64_t copyId,
+                           bool bulk, bool viaMbarrier) {
+  std::memcpy(shared_.data() + dst, bytes, size);
+  if (mbarParked_) wakeMbarrierWaiters();
+  if (!L_.opts.checkRaces) return;
+  const Warp& w = warps_[thread / 32];
+  Access a;
+  a.thread = thread;
+  a.cta = linear_;
+  a.line = line;
+  a.epoch = barrierEpoch_;
+  a.warpEpoch = w.syncEpoch;
+  a.warp = w.index;
+  a.valid = true;
+  a.async = true;
+  a.bulk = bulk;
+  a.viaMbarrier = viaMbarrier;
+  if (order_) a.mbarClock = order_->clock[viaMbarrier ? order_->proxy() : thread];
+  std::lock_guard<std::mutex> lock(L_.raceMutex);
+  for (uint64_t b = 0; b < size; ++b) {
+    auto it = inFlight_.find(dst + b);
+    if (it != inFlight_.end() && it->second.copy == copyId) inFlight_.erase(it);
+    Shadow& sh = sharedShadow_[dst + b];
+    sh.write = a;
+    sh.writtenKnown = true;
+    sh.written = bytes[b];
+  }
 }
 
 void CtaRunner::asyncCommit(Warp& w, uint32_t exec) {
@@ -427,27 +462,8 @@ void CtaRunner::asyncWait(Warp& w, const DInst& I, uint32_t exec) {
         t.copies[kept++] = c;
         continue;
       }
-      std::memcpy(shared_.data() + c.dst, c.bytes, c.size);
-      if (!L_.opts.checkRaces) continue;
       // Landed: the issuing thread's write, now (a barrier after the wait orders it for the others).
-      Access a;
-      a.thread = thread;
-      a.cta = linear_;
-      a.line = c.line;
-      a.epoch = barrierEpoch_;
-      a.warpEpoch = w.syncEpoch;
-      a.warp = w.index;
-      a.valid = true;
-      a.async = true;
-      std::lock_guard<std::mutex> lock(L_.raceMutex);
-      for (uint64_t b = 0; b < c.size; ++b) {
-        auto it = inFlight_.find(c.dst + b);
-        if (it != inFlight_.end() && it->second.copy == c.id) inFlight_.erase(it);
-        Shadow& sh = sharedShadow_[c.dst + b];
-        sh.write = a;
-        sh.writtenKnown = true;
-        sh.written = c.bytes[b];
-      }
+      landShared(thread, c.dst, c.bytes, c.size, c.line, c.id, false, false);
     }
     t.copies.resize(kept);
   });
@@ -666,6 +682,7 @@ int memberMaskOperand(const DInst& I) {
     case XOp::Vote: return I.nsrc > 1 ? 1 : -1;
     case XOp::Match:
     case XOp::Redux: return 1;
+    case XOp::Elect: return 0;
     default: return -1;
   }
 }
@@ -923,6 +940,15 @@ void CtaRunner::combineCollective(std::span<const Warp::CollectivePart> parts) {
       });
       break;
     }
+    case XOp::Elect:
+      // The leader is the lowest lane of the membermask that takes part (PTX ISA, "elect.sync");
+      // each lane gets its lane id and whether it is the leader.
+      forLanes(all, [&](int lane) {
+        const int leader = std::countr_zero(group(lane));
+        out(0, lane, static_cast<uint64_t>(leader));
+        out(1, lane, leader == lane);
+      });
+      break;
     default: break;
   }
   for (int k = 0; k < 2; ++k)

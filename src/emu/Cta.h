@@ -71,6 +71,7 @@ struct Access {
   uint32_t thread = UINT32_MAX;  // CTA-linear thread, or a global thread id for global memory
   uint32_t cta = 0;
   uint32_t line = 0;
+  uint32_t mbarClock = 0;        // the thread's mbarrier clock (CtaRunner::MbarOrder) at the access
   uint64_t epoch = 0;            // CTA barrier epoch
   uint64_t warpEpoch = 0;        // warp synchronizations of the thread's warp
   uint32_t warp = 0;
@@ -78,6 +79,9 @@ struct Access {
   bool strong = false;           // atomic, or ld/st .volatile/.relaxed/.acquire/.release: two strong accesses do not race
   bool valid = false;
   bool async = false;            // a cp.async's write (at its issue, or landed at its wait)
+  bool bulk = false;             // a cp.async.bulk's write
+  bool viaMbarrier = false;      // landed by an mbarrier's phase completion: ordered for the threads
+                                 // that observed that completion, not for the issuing thread as such
 };
 struct Shadow {
   Access write, read;
@@ -163,6 +167,36 @@ class CtaRunner {
   void asyncCopy(Warp& w, const DInst& I, uint32_t exec);
   void asyncCommit(Warp& w, uint32_t exec);
   void asyncWait(Warp& w, const DInst& I, uint32_t exec);
+  // The race check of an asynchronous write at its issue: bytes another copy may still write, and
+  // the accesses before it that nothing orders before it; then the bytes are in flight.
+  void issueAsyncWrite(const Warp& w, const DInst& I, int lane, uint64_t dst, uint64_t size, uint64_t copyId, bool bulk);
+  // Lands the bytes of an asynchronous copy in shared memory: with the race check, the write of
+  // `thread` now (at its wait) or, `viaMbarrier`, of the phase completion that landed it.
+  void landShared(uint32_t thread, uint32_t dst, const uint8_t* bytes, uint64_t size, uint32_t line, uint64_t copyId, bool bulk,
+                  bool viaMbarrier);
+  // mbarrier (Mbarrier.cpp; docs/EMULATOR.md, "mbarrier"). Returns false when the warp parks
+  // (a try_wait none of whose lanes' phases has completed): the pc stays.
+  bool mbarrier(Warp& w, const DInst& I, uint32_t exec);
+  // The shared offset of lane's mbarrier at `addr` (in `space`: shared or generic), faulting when
+  // it is not an aligned address in the CTA's shared memory; the access is recorded for the race
+  // check as a write and/or an atomic.
+  uint32_t mbarrierAt(Warp& w, const DInst& I, int lane, StateSpace space, uint64_t addr, bool write, bool atomic);
+  // The race check's order through an mbarrier: thread `t` arrives (releases) or sees the phase
+  // complete (acquires).
+  void releaseTo(uint32_t t, uint32_t mbar);
+  void acquireFrom(uint32_t t, uint32_t mbar);
+  void completePhase(uint32_t mbar);
+  // The complete-tx of the bulk copies on `mbar` that have not completed yet (and the phase
+  // completion it may bring); false when there were none.
+  bool completeBulkCopies(uint32_t mbar);
+  // For messages: "phase parity 0, pending arrivals 2 of 3, tx-count 64", or why it is not one.
+  std::string describeMbarrier(uint32_t mbar) const;
+  void wakeMbarrierWaiters();
+  void bulkCopy(Warp& w, const DInst& I, uint32_t exec);
+  void bulkCommit(Warp& w, uint32_t exec);
+  void bulkWait(Warp& w, const DInst& I, uint32_t exec);
+  void landBulkStores(uint32_t thread, uint64_t limit);
+  void mapa(Warp& w, const DInst& I, uint32_t exec);
   void texture(Warp& w, const DInst& I, uint32_t exec);
   void surface(Warp& w, const DInst& I, uint32_t exec);
   // The texture or surface object `h` names for lane `lane` (faulting when there is none, when it
@@ -207,6 +241,8 @@ class CtaRunner {
   // to (`groups` when it is not committed yet); `groups` counts the thread's commits since the
   // CTA's first cp.async. Allocated at that first cp.async, so kernels without one pay nothing.
   struct PendingCopy {
+    uint32_t mbar = 0;    // 1 + the shared offset of the mbarrier whose phase completion also lands
+                          // it (cp.async.mbarrier.arrive); 0 for none
     uint32_t dst = 0;     // shared offset
     uint8_t size = 0;     // cp-size
     uint8_t bytes[16] = {};
@@ -224,9 +260,55 @@ class CtaRunner {
     uint64_t copy = 0;
     uint32_t thread = 0;
     uint32_t line = 0;
+    bool bulk = false;
   };
   std::unordered_map<uint64_t, InFlight> inFlight_;
   uint64_t nextCopyId_ = 1;
+  // cp.async.bulk into shared memory: the bytes read at the issue, completing (complete-tx) when
+  // a wait on their mbarrier needs them and landing when its phase completes (in issue order).
+  struct BulkCopy {
+    uint32_t mbar = 0;  // shared offset of the mbarrier
+    uint32_t dst = 0;   // shared offset
+    std::vector<uint8_t> bytes;
+    uint32_t line = 0, thread = 0;
+    uint64_t id = 0;
+    bool txDone = false;  // its complete-tx was performed
+  };
+  std::vector<BulkCopy> bulkToShared_;
+  // cp.async.bulk into global memory, per thread: the stores not landed yet with their bulk
+  // group (`groups` while not committed). They land at a wait_group of the thread (not .read)
+  // that completes their group, and at the latest when the CTA ends.
+  struct BulkStore {
+    uint64_t dst = 0;  // global address
+    std::vector<uint8_t> bytes;
+    uint64_t group = 0;
+    uint32_t line = 0;
+  };
+  struct BulkThread {
+    std::vector<BulkStore> stores;
+    uint64_t groups = 0;
+  };
+  std::vector<BulkThread> bulk_;  // by CTA-linear thread; allocated at the CTA's first bulk copy
+  // Entries parked at an mbarrier.try_wait (StackEntry::barrier == kMbarrierPark).
+  uint32_t mbarParked_ = 0;
+  // The race check's order through mbarriers (allocated at the CTA's first mbarrier operation
+  // under --check-races): vector clocks over the threads plus one slot for the copies that phase
+  // completions land. An arrive releases: the barrier's pending vector takes the thread's clock
+  // (and what the thread acquired); a phase completion publishes it; a wait that sees the phase
+  // complete acquires it. An access `o` is ordered before thread t's access when t acquired a
+  // clock of o's thread above the one o was made at.
+  struct MbarOrder {
+    uint32_t slots = 0;
+    std::vector<uint32_t> clock;     // per slot
+    std::vector<uint32_t> acquired;  // slots x slots: acquired[t * slots + s]
+    struct Barrier {
+      std::vector<uint32_t> pending, completed;
+    };
+    std::unordered_map<uint32_t, Barrier> barriers;  // by shared offset
+    uint32_t proxy() const { return slots - 1; }
+  };
+  std::unique_ptr<MbarOrder> order_;
+  MbarOrder::Barrier& orderOf(uint32_t mbar);
   std::optional<std::mt19937_64> rng_;  // the random schedule only
   uint64_t executed_ = 0;
 };
@@ -292,10 +374,10 @@ class Launch {
   // `sameValue`: a write-write race in which the later write stores the byte the earlier one did.
   void reportRace(const std::string& space, const Access& a, const Access& b, const std::string& kindA,
                   const std::string& kindB, const std::string& where, bool sameValue = false);
-  // An access (`kind` at a.line by a.thread) to shared bytes that the cp.async at `copyLine` of
-  // `copyThread` (same CTA) may still write.
+  // An access (`kind` at a.line by a.thread) to shared bytes that the cp.async (`bulk`: the
+  // cp.async.bulk) at `copyLine` of `copyThread` (same CTA) may still write.
   void reportInFlightRace(const Access& a, const std::string& kind, uint32_t copyLine, uint32_t copyThread,
-                          const std::string& where);
+                          const std::string& where, bool bulk);
 
  private:
   // The entry named `name` (the only one when empty), or an error starting with `where`.

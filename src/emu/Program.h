@@ -82,6 +82,13 @@ enum class XOp : uint16_t {
   CpAsync,        // cp.async.ca/.cg.shared.global: DInst::call indexes DFunction::asyncCopies
   CpAsyncCommit,  // cp.async.commit_group
   CpAsyncWait,    // cp.async.wait_group N (DInst::call = N), cp.async.wait_all (DInst::waitAll)
+  Mbarrier,       // mbarrier.* and cp.async.mbarrier.arrive: DInst::mbar says which
+  CpAsyncBulk,    // cp.async.bulk (global->shared with an mbarrier, shared->global in a bulk group):
+                  // DInst::call indexes DFunction::bulkCopies
+  CpAsyncBulkCommit,  // cp.async.bulk.commit_group
+  CpAsyncBulkWait,    // cp.async.bulk.wait_group{.read} N (DInst::call = N)
+  Elect,          // elect.sync
+  Mapa,           // mapa: the address in CTA `rank` of the cluster (clusters have one CTA)
   Tex,          // tex.1d/2d/3d/a1d/a2d through a texture object handle
   Suld,         // suld.b / sust.b through a surface object handle
   Sust,
@@ -104,6 +111,10 @@ enum class BarrierReduce : uint8_t { Popc, And, Or };
 enum class ShflMode : uint8_t { Up, Down, Bfly, Idx };
 enum class VoteMode : uint8_t { All, Any, Uni, Ballot };
 enum class ReduxOp : uint8_t { Add, Min, Max, And, Or, Xor };
+// The mbarrier operations (docs/EMULATOR.md, "mbarrier"). CpAsyncArrive is
+// cp.async.mbarrier.arrive{.noinc}.
+constexpr uint32_t kMbarrierMaxCount = (1u << 20) - 1;  // the largest arrival count and |tx-count|
+enum class MbarOp : uint8_t { Init, Arrive, ArriveDrop, ExpectTx, CompleteTx, TestWait, TryWait, PendingCount, Inval, CpAsyncArrive };
 
 // Where a symbol lives, resolved when the program is decoded.
 struct SymRef {
@@ -179,6 +190,13 @@ struct DInst {
   bool symbolOperand = false;        // mov/cvta of a variable's address (addrSym, addrOffset)
   bool toSpace = false;              // cvta.to
   bool waitAll = false;              // cp.async.wait_all: commit, then wait for every group
+  // mbarrier: the operation; its result is dst[0] when ndst is 1 (a state, waitComplete or a
+  // pending count), its count, tx-count, state or phase-parity operand src[0] when nsrc >= 1.
+  MbarOp mbar = MbarOp::Init;
+  bool parity = false;               // test_wait/try_wait .parity
+  bool expectTx = false;             // arrive{_drop}.expect_tx: src[0] is the tx-count, the arrival count is 1
+  bool noinc = false;                // cp.async.mbarrier.arrive.noinc
+  bool readOnly = false;             // cp.async.bulk.wait_group.read
   // tex: coordinates per texel (1-3), a layer index first (.a1d/.a2d), integer coordinates.
   uint8_t texDims = 0;
   bool texLayered = false;
@@ -199,7 +217,8 @@ struct DInst {
   uint32_t rpc = kNoPc;              // reconvergence point of a branch (bra, brx.idx)
   std::vector<uint32_t> targets;     // brx.idx
   uint32_t call = 0;                 // index into DFunction::calls; Unsupported: into Program::unsupported;
-                                     // CpAsync: into DFunction::asyncCopies; CpAsyncWait: N
+                                     // CpAsync: into DFunction::asyncCopies; CpAsyncWait: N;
+                                     // CpAsyncBulk: into DFunction::bulkCopies; CpAsyncBulkWait: N
   // For messages and metrics.
   uint32_t line = 0;
   const Instruction* ir = nullptr;
@@ -235,6 +254,16 @@ struct DAsyncCopy {
   bool fillNegated = false;  // `!%p` as ignore-src
 };
 
+// The operands of a cp.async.bulk: the destination is DInst's address, the size src[0].
+// Global to shared memory completes tx bytes on the mbarrier at `mbar`; shared to global memory
+// belongs to the thread's bulk groups.
+struct DBulkCopy {
+  DAddress src;
+  DAddress mbar;
+  bool toGlobal = false;     // cp.async.bulk.global.shared::cta.bulk_group
+  bool fromShared = false;   // cp.async.bulk.shared::cluster.shared::cta (a copy inside the CTA)
+};
+
 struct DFunction {
   const Function* ir = nullptr;
   std::string name;
@@ -257,6 +286,7 @@ struct DFunction {
   std::vector<uint64_t> retSizes;
   std::vector<DCall> calls;
   std::vector<DAsyncCopy> asyncCopies;
+  std::vector<DBulkCopy> bulkCopies;
 };
 
 struct DGlobal {
