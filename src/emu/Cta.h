@@ -14,6 +14,7 @@
 
 #include "Machine.h"
 #include "ptxopt/emu/Device.h"
+#include "ptxopt/emu/TensorMap.h"
 
 namespace ptxopt::emu {
 
@@ -193,6 +194,7 @@ class CtaRunner {
   std::string describeMbarrier(uint32_t mbar) const;
   void wakeMbarrierWaiters();
   void bulkCopy(Warp& w, const DInst& I, uint32_t exec);
+  std::vector<uint8_t> readTensorBox(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr);
   void bulkCommit(Warp& w, uint32_t exec);
   void bulkWait(Warp& w, const DInst& I, uint32_t exec);
   void landBulkStores(uint32_t thread, uint64_t limit);
@@ -384,6 +386,7 @@ class Launch {
   bool chooseKernel(const std::string& name, const std::string& where, std::string& error);
   // The block against the kernel's launch bounds; sets the CTA and warp counts.
   bool checkShape(const std::string& where, std::string& error);
+  bool writeTensorMap(const LaunchSpec& s, size_t k, uint8_t* out, std::string& error);
 };
 
 }  // namespace ptxopt::emu

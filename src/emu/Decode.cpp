@@ -273,6 +273,8 @@ class Decoder {
   bool decodeMbarrier(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeBulk(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeMapa(DFunction& f, const Instruction& inst, DInst& di);
+  bool decodeTensorCopy(DFunction& f, const Instruction& inst, DInst& di, const std::vector<StateSpace>& spaces, bool mbarrier,
+                        unsigned rank, bool tile, bool hint);
   bool decodeCall(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeTexture(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeSurface(DFunction& f, const Instruction& inst, DInst& di);
@@ -679,7 +681,8 @@ bool Decoder::decodeMbarrier(DFunction& f, const Instruction& inst, DInst& di) {
 // emulated.
 bool Decoder::decodeBulk(DFunction& f, const Instruction& inst, DInst& di) {
   std::vector<StateSpace> spaces;
-  bool mbarrier = false, bulkGroup = false, hint = false, prefetch = false, read = false;
+  bool mbarrier = false, bulkGroup = false, hint = false, prefetch = false, read = false, tile = false;
+  unsigned tensorRank = 0;
   std::string form;
   for (Mod m : inst.mods()) {
     if (modType(m)) continue;
@@ -696,8 +699,11 @@ bool Decoder::decodeBulk(DFunction& f, const Instruction& inst, DInst& di) {
     else if (t == ".L2" && prefetch) {
     } else if (t == ".read") read = true;
     else if (t == ".commit_group" || t == ".wait_group") form = t;
-    else if (t == ".tensor" || t == ".reduce" || t == ".multicast::cluster" || t == ".cp_mask" || t == ".im2col" ||
-             t == ".tile" || t == ".1d" || t == ".2d" || t == ".3d" || t == ".4d" || t == ".5d")
+    else if (t == ".tensor") tensorRank = tensorRank ? tensorRank : 6;  // the rank comes with .Nd
+    else if (t.size() == 3 && t[0] == '.' && t[1] >= '1' && t[1] <= '5' && t[2] == 'd') tensorRank = static_cast<unsigned>(t[1] - '0');
+    else if (t == ".tile") tile = true;
+    else if (t == ".reduce" || t == ".multicast::cluster" || t == ".cp_mask" || t == ".im2col" || t == ".im2col::w" ||
+             t == ".im2col::w::128" || t == ".tile::gather4" || t == ".tile::scatter4")
       return fail("cp.async.bulk with " + t + " is not emulated");
     else return invalid("unexpected qualifier '" + t + "' on cp.async.bulk");
   }
@@ -716,6 +722,11 @@ bool Decoder::decodeBulk(DFunction& f, const Instruction& inst, DInst& di) {
   }
   if (read) return invalid(".read is a qualifier of cp.async.bulk.wait_group");
   const uint32_t n = inst.numOperands();
+  if (prefetch && tensorRank) {  // cp.async.bulk.prefetch.tensor: no effect
+    di.op = XOp::Nop;
+    return true;
+  }
+  if (tensorRank) return decodeTensorCopy(f, inst, di, spaces, mbarrier, tensorRank, tile, hint);
   if (prefetch) {
     if (n != 2u + hint || inst.operand(0).kind != OperandKind::Address)
       return invalid("cp.async.bulk.prefetch.L2.global takes [src], size and, with .L2::cache_hint, a cache-policy");
@@ -750,6 +761,54 @@ bool Decoder::decodeBulk(DFunction& f, const Instruction& inst, DInst& di) {
   if (!srcSlot(f, size, ScalarType::U32, di.src[di.nsrc++])) return false;
   di.op = XOp::CpAsyncBulk;
   di.space = c.toGlobal ? StateSpace::Global : StateSpace::Shared;
+  di.call = static_cast<uint32_t>(f.bulkCopies.size());
+  f.bulkCopies.push_back(c);
+  return true;
+}
+
+// cp.async.bulk.tensor.{1..5}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// {.L2::cache_hint} [dst], [tensorMap, {c0, ...}], [mbar]{, policy}: the box of the tensor map
+// at the coordinates, into shared memory, completing its bytes on the mbarrier.
+bool Decoder::decodeTensorCopy(DFunction& f, const Instruction& inst, DInst& di, const std::vector<StateSpace>& spaces,
+                               bool mbarrier, unsigned rank, bool tile, bool hint) {
+  if (rank > 5) return invalid("cp.async.bulk.tensor needs its dimensions (.1d to .5d)");
+  if (spaces.size() != 2 || (spaces[0] != StateSpace::SharedCluster && spaces[0] != StateSpace::SharedCta) ||
+      spaces[1] != StateSpace::Global || !mbarrier)
+    return fail("cp.async.bulk.tensor other than global to shared memory with .mbarrier::complete_tx::bytes is not emulated");
+  (void)tile;  // .tile is the default load mode
+  const uint32_t n = inst.numOperands();
+  if (n != 3u + hint || inst.operand(0).kind != OperandKind::Address || inst.operand(2).kind != OperandKind::Address)
+    return invalid("cp.async.bulk.tensor takes [dst], [tensorMap, {coordinates}], [mbar]" +
+                   std::string(hint ? " and a cache-policy" : ""));
+  const Operand& map = inst.operand(1);
+  if (map.kind != OperandKind::Bracket || map.aux != 2)
+    return invalid("cp.async.bulk.tensor's second operand is [tensorMap, {coordinates}]");
+  DBulkCopy c;
+  c.tensorRank = static_cast<uint8_t>(rank);
+  const Operand& handle = inst.elements(map)[0];
+  const Operand& coords = inst.elements(map)[1];
+  if (handle.kind == OperandKind::Reg) {
+    c.tensorMap.fromReg = true;
+    c.tensorMap.slot = handle.id;
+  } else if (handle.kind == OperandKind::Symbol) {
+    c.tensorMap.sym = resolveSymbol(handle.id);
+    if (c.tensorMap.sym.kind == SymRef::Kind::None) return fail("unknown symbol " + std::string(m_.str(handle.id)));
+  } else {
+    return invalid("cp.async.bulk.tensor's tensor map is a register or a parameter's name");
+  }
+  std::vector<Operand> cs;
+  if (coords.kind == OperandKind::Vector)
+    for (const Operand& e : inst.elements(coords)) cs.push_back(e);
+  else
+    cs.push_back(coords);
+  if (cs.size() != rank)
+    return invalid("cp.async.bulk.tensor." + std::to_string(rank) + "d takes " + std::to_string(rank) + " coordinate(s), not " +
+                   std::to_string(cs.size()));
+  for (const Operand& e : cs)
+    if (!srcSlot(f, e, ScalarType::S32, di.src[di.nsrc++])) return false;
+  if (!decodeAddress(inst.operand(0), di) || !decodeAddress(inst.operand(2), c.mbar)) return false;
+  di.op = XOp::CpAsyncBulk;
+  di.space = StateSpace::Shared;
   di.call = static_cast<uint32_t>(f.bulkCopies.size());
   f.bulkCopies.push_back(c);
   return true;

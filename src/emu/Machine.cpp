@@ -402,6 +402,14 @@ bool Launch::prepare(const LaunchSpec& s, std::string& error) {
         bufferAddr.push_back(d.base);
         break;
       }
+      case ParamSpec::Kind::TensorMap:
+        if (size != kTensorMapBytes) {
+          error = field + ": a tensor map needs a 128-byte parameter (a __grid_constant__ CUtensorMap), the kernel's is " +
+                  std::to_string(size) + " bytes";
+          return false;
+        }
+        bufferAddr.push_back(0);  // written below, once every buffer has its address
+        break;
       case ParamSpec::Kind::Bytes:
         if (p.bytes.size() != size) {
           error = field + ".bytes: " + std::to_string(p.bytes.size()) + " bytes for a " + std::to_string(size) + "-byte parameter";
@@ -412,6 +420,46 @@ bool Launch::prepare(const LaunchSpec& s, std::string& error) {
         break;
     }
   }
+  for (size_t k = 0; k < s.params.size(); ++k)
+    if (s.params[k].kind == ParamSpec::Kind::TensorMap &&
+        !writeTensorMap(s, k, kernelParams.data() + kernel->paramOffsets[k], error))
+      return false;
+  return true;
+}
+
+// The descriptor of spec parameter `k` (a "tensormap") over its buffer, into `out`.
+bool Launch::writeTensorMap(const LaunchSpec& s, size_t k, uint8_t* out, std::string& error) {
+  const TensorMapSpec& m = s.params[k].tensorMap;
+  const std::string field = s.path + ": params[" + std::to_string(k) + "].tensormap";
+  size_t b = 0;
+  while (b < s.params.size() && !(s.params[b].kind == ParamSpec::Kind::Buffer && s.params[b].name == m.buffer)) ++b;
+  if (b == s.params.size()) {
+    error = field + ".buffer: no buffer parameter is named '" + m.buffer + "'";
+    return false;
+  }
+  const ParamSpec& buf = s.params[b];
+  TensorMapDesc d;
+  d.base = bufferAddr[b];
+  d.rank = m.rank;
+  d.elemBytes = elemBytes(buf.type);
+  d.dims = m.dims;
+  d.box = m.box;
+  d.strides = m.strides;
+  // Packed rows when the spec gives no strides.
+  if (std::all_of(m.strides.begin(), m.strides.end(), [](uint64_t v) { return v == 0; }))
+    for (uint32_t j = 1; j < m.rank; ++j) d.strides[j - 1] = (j == 1 ? d.elemBytes : d.strides[j - 2]) * m.dims[j - 1];
+  if (std::string why = checkTensorMap(d); !why.empty()) {
+    error = field + ": " + why;
+    return false;
+  }
+  uint64_t last = (d.dims[0] - 1) * d.elemBytes + d.elemBytes;  // one past the map's last byte
+  for (uint32_t j = 1; j < d.rank; ++j) last += (d.dims[j] - 1) * d.strides[j - 1];
+  if (last > buf.count * d.elemBytes) {
+    error = field + ": the map spans " + std::to_string(last) + " bytes of '" + m.buffer + "', which has " +
+            std::to_string(buf.count * d.elemBytes);
+    return false;
+  }
+  encodeTensorMap(d, out);
   return true;
 }
 

@@ -339,7 +339,7 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
   const DBulkCopy& c = f->fn->bulkCopies[I.call];
   if (c.toGlobal && bulk_.empty()) bulk_.resize(L_.threadsPerCta);
   const MemRef dstRef = memRefOf(w, I);
-  const uint64_t* sizes = f->slot(I.src[0]);
+  const uint64_t* sizes = c.tensorRank ? nullptr : f->slot(I.src[0]);
   auto addressOf = [&](const DAddress& a, int lane) -> uint64_t {
     if (a.fromReg) return f->slot(a.slot)[lane] + static_cast<uint64_t>(a.offset);
     if (a.sym.kind == SymRef::Kind::None) return static_cast<uint64_t>(a.offset);
@@ -348,8 +348,14 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
   };
   forLanes(exec, [&](int lane) {
     const uint32_t thread = w.index * 32 + static_cast<uint32_t>(lane);
-    const uint64_t size = sizes[lane] & 0xFFFFFFFFu;
-    auto fault = [&](const std::string& what) { faultAt(w, lane, I, "cp.async.bulk of " + std::to_string(size) + " bytes: " + what, FaultKind::Address); };
+    // A tensor copy reads its box at the issue; its size is the box's.
+    std::vector<uint8_t> box;
+    if (c.tensorRank) box = readTensorBox(w, I, lane, c, addressOf(c.tensorMap, lane));
+    const uint64_t size = c.tensorRank ? box.size() : sizes[lane] & 0xFFFFFFFFu;
+    auto fault = [&](const std::string& what) {
+      faultAt(w, lane, I, std::string(c.tensorRank ? "cp.async.bulk.tensor" : "cp.async.bulk") + " of " + std::to_string(size) +
+                              " bytes: " + what, FaultKind::Address);
+    };
     if (!size || size % 16) fault("the size is not a positive multiple of 16");
     // A range of the CTA's shared memory (shared::cluster addresses of a one-CTA cluster are the
     // CTA's own), or of one global allocation; 16-byte aligned.
@@ -373,7 +379,10 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
     const uint64_t dst = dstRef.address(I, lane), src = addressOf(c.src, lane);
     // The source is read at the issue.
     std::vector<uint8_t> bytes(size);
-    if (c.toGlobal || c.fromShared) {
+    if (c.tensorRank) {
+      bytes = std::move(box);
+      if (dst % 128) fault("misaligned destination at shared address " + hex(dst) + " (a tensor copy needs 128-byte alignment)");
+    } else if (c.toGlobal || c.fromShared) {
       checkShared(src, "source");
       if (L_.opts.checkRaces) recordAccess(w, I, StateSpace::Shared, src, size, lane, false, false);
       std::memcpy(bytes.data(), shared_.data() + src, size);
@@ -401,6 +410,51 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
     }
     bulkToShared_.push_back(std::move(copy));
   });
+}
+
+// The box of a tensor copy (docs/EMULATOR.md, "Tensor maps"): the tensor map's bytes from
+// param, const or global memory, then the box's elements at the coordinates, innermost first,
+// with zeros for the elements outside the tensor.
+std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr) {
+  // The map: a generic address, or (below every window and global address) a kernel
+  // parameter's param-space offset, as `mov.u64 %rd, param` gives it.
+  StateSpace space = windowOf(mapAddr);
+  uint64_t at = mapAddr - windowBase(space);
+  if (space == StateSpace::Global && mapAddr < kGlobalBase) space = StateSpace::Param, at = mapAddr;
+  if (c.tensorMap.sym.kind == SymRef::Kind::KernelParam) space = StateSpace::Param;
+  uint8_t raw[kTensorMapBytes];
+  for (uint64_t k = 0; k < kTensorMapBytes; ++k) raw[k] = *memory(w, I, space, at + k, 1, lane, false, false, nullptr);
+  TensorMapDesc d;
+  if (!decodeTensorMap(raw, d))
+    faultAt(w, lane, I,
+            "cp.async.bulk.tensor: the 128 bytes at " + hex(mapAddr) +
+                " do not hold a tensor map (a launch spec's \"tensormap\" parameter makes one)",
+            FaultKind::Address);
+  if (d.rank != c.tensorRank)
+    faultAt(w, lane, I,
+            "cp.async.bulk.tensor." + std::to_string(c.tensorRank) + "d with a tensor map of rank " + std::to_string(d.rank));
+  Frame* f = w.stack.back().frame;
+  int64_t coord[5] = {0, 0, 0, 0, 0};
+  for (uint32_t k = 0; k < d.rank; ++k) coord[k] = static_cast<int32_t>(f->slot(I.src[k])[lane]);
+  std::vector<uint8_t> out(d.boxBytes(), 0);
+  uint32_t index[5] = {0, 0, 0, 0, 0};  // within the box
+  for (uint64_t e = 0, n = d.boxBytes() / d.elemBytes; e < n; ++e) {
+    bool inside = true;
+    uint64_t addr = d.base;
+    for (uint32_t k = 0; k < d.rank; ++k) {
+      const int64_t i = coord[k] + index[k];
+      inside = inside && i >= 0 && static_cast<uint64_t>(i) < d.dims[k];
+      addr += static_cast<uint64_t>(i) * (k == 0 ? d.elemBytes : d.strides[k - 1]);
+    }
+    if (inside) {
+      const uint8_t* p = L_.global->find(addr, d.elemBytes);
+      if (!p) faultAt(w, lane, I, "cp.async.bulk.tensor: element at " + hex(addr) + ": " + L_.global->describe(addr), FaultKind::Address);
+      if (L_.opts.checkRaces) recordAccess(w, I, StateSpace::Global, addr, d.elemBytes, lane, false, false);
+      std::memcpy(out.data() + e * d.elemBytes, p, d.elemBytes);
+    }
+    for (uint32_t k = 0; k < d.rank && ++index[k] == d.box[k]; ++k) index[k] = 0;  // next element, innermost first
+  }
+  return out;
 }
 
 void CtaRunner::bulkCommit(Warp& w, uint32_t exec) {

@@ -254,7 +254,8 @@ struct DAsyncCopy {
   bool fillNegated = false;  // `!%p` as ignore-src
 };
 
-// The operands of a cp.async.bulk: the destination is DInst's address, the size src[0].
+// The operands of a cp.async.bulk: the destination is DInst's address, the size src[0] (a tensor
+// copy's coordinates src[0..rank-1]).
 // Global to shared memory completes tx bytes on the mbarrier at `mbar`; shared to global memory
 // belongs to the thread's bulk groups.
 struct DBulkCopy {
@@ -262,6 +263,10 @@ struct DBulkCopy {
   DAddress mbar;
   bool toGlobal = false;     // cp.async.bulk.global.shared::cta.bulk_group
   bool fromShared = false;   // cp.async.bulk.shared::cluster.shared::cta (a copy inside the CTA)
+  // cp.async.bulk.tensor.{1..5}d...tile: the box at the coordinates src[0..rank-1] of the tensor
+  // map at `tensorMap` (a register or a parameter's name); `src` is not used.
+  uint8_t tensorRank = 0;
+  DAddress tensorMap;
 };
 
 struct DFunction {
