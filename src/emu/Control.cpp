@@ -424,7 +424,7 @@ void CtaRunner::landShared(uint32_t thread, uint32_t dst, const uint8_t* bytes, 
   a.line = line;
   a.epoch = barrierEpoch_;
   a.warpEpoch = w.syncEpoch;
-  a.warp = w.index;
+  a.warp = static_cast<uint16_t>(w.index);
   a.valid = true;
   a.async = true;
   a.bulk = bulk;

@@ -75,7 +75,7 @@ struct Access {
   uint32_t mbarClock = 0;        // the thread's mbarrier clock (CtaRunner::MbarOrder) at the access
   uint64_t epoch = 0;            // CTA barrier epoch
   uint64_t warpEpoch = 0;        // warp synchronizations of the thread's warp
-  uint32_t warp = 0;
+  uint16_t warp = 0;             // the thread's warp (a CTA has at most 32)
   bool atomic = false;
   bool strong = false;           // atomic, or ld/st .volatile/.relaxed/.acquire/.release: two strong accesses do not race
   bool valid = false;

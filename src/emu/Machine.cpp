@@ -956,7 +956,7 @@ Access CtaRunner::accessBy(const Warp& w, const DInst& I, int lane) const {
   a.line = I.line;
   a.epoch = barrierEpoch_;
   a.warpEpoch = w.syncEpoch;
-  a.warp = w.index;
+  a.warp = static_cast<uint16_t>(w.index);
   if (order_) a.mbarClock = order_->clock[a.thread];
   return a;
 }

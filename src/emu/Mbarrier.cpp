@@ -493,7 +493,7 @@ void CtaRunner::landBulkStores(uint32_t thread, uint64_t limit) {
     a.line = s.line;
     a.epoch = barrierEpoch_;
     a.warpEpoch = w.syncEpoch;
-    a.warp = w.index;
+    a.warp = static_cast<uint16_t>(w.index);
     a.valid = true;
     a.async = a.bulk = true;
     if (order_) a.mbarClock = order_->clock[thread];
