@@ -272,14 +272,15 @@ bool CtaRunner::mbarrier(Warp& w, const DInst& I, uint32_t exec) {
           if (!I.noinc) break;
         }
         const uint32_t c = I.hasCount && !I.expectTx ? count(val[lane] & 0xFFFFFFFFu, "the arrival count") : 1;
-        if (c > s.pending && completeBulkCopies(at)) {
+        if (c > s.pending) {
           // An arrival for the next phase while this one waits for its copies: they have
           // completed by now (a wait that passed without them took the wrong phase).
-          std::memcpy(&v, shared_.data() + at, 8);
-          old = decodeState(v);
-          const int32_t tx = s.tx - old.tx;  // what this operation added (expect_tx)
-          s = old;
-          s.tx += tx;
+          const int32_t added = s.tx - old.tx;  // this operation's expect_tx
+          if (completeBulkCopies(at)) {
+            std::memcpy(&v, shared_.data() + at, 8);
+            old = s = decodeState(v);
+            addTx(added);
+          }
         }
         if (c > s.pending)
           fault("an arrival count of " + std::to_string(c) + " with " + std::to_string(s.pending) +
