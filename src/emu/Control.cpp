@@ -395,7 +395,7 @@ void CtaRunner::issueAsyncWrite(const Warp& w, const DInst& I, int lane, uint64_
   std::lock_guard<std::mutex> lock(L_.raceMutex);
   // Bytes another copy may still write; then the accesses before the issue that nothing
   // orders before it (the copy may land at once). The shadow takes the write when it lands.
-  checkInFlight(a, kind, dst, size);
+  checkInFlight(a, kind, dst, size, true);
   for (uint64_t k = 0; k < size; ++k) {
     auto it = sharedShadow_.find(dst + k);
     if (it == sharedShadow_.end()) continue;
@@ -409,7 +409,8 @@ void CtaRunner::issueAsyncWrite(const Warp& w, const DInst& I, int lane, uint64_
       break;
     }
   }
-  for (uint64_t k = 0; k < size; ++k) inFlight_[dst + k] = InFlight{copyId, a.thread, I.line, bulk};
+  for (uint64_t k = 0; k < size; ++k)
+    inFlight_[dst + k] = InFlight{copyId, a.thread, I.line, bulk ? InFlightKind::BulkWrite : InFlightKind::CopyWrite};
 }
 
 void CtaRunner::landShared(uint32_t thread, uint32_t dst, const uint8_t* bytes, uint64_t size, uint32_t line, uint64_t copyId,

@@ -89,6 +89,10 @@ struct Shadow {
   uint8_t written = 0;        // the byte the last write stored, when known (a plain store)
   bool writtenKnown = false;
 };
+// Shared bytes an asynchronous copy has not finished with: the destination of a cp.async or of a
+// bulk copy (any access races), or the source of a bulk store (a write races).
+enum class InFlightKind : uint8_t { CopyWrite, BulkWrite, BulkRead };
+
 // For race reports: how an access is named ("read", "strong write", "atomic", "cp.async
 // write") and where ("at 0x1f").
 std::string accessKind(const Access& x, bool isWrite);
@@ -146,7 +150,7 @@ class CtaRunner {
   // Whether access `o` is ordered before access `a` of warp `w` (race check).
   bool ordered(const Warp& w, const Access& o, const Access& a) const;
   // An access to shared bytes that a cp.async may still write: a race with that copy.
-  void checkInFlight(const Access& a, const std::string& kind, uint64_t addr, uint64_t size);
+  void checkInFlight(const Access& a, const std::string& kind, uint64_t addr, uint64_t size, bool write);
   // While a plain store runs under the race checker: the bytes it stores (recordAccess tells
   // write-write races of the same bytes apart).
   const uint8_t* storeBytes_ = nullptr;
@@ -198,6 +202,8 @@ class CtaRunner {
   void bulkCommit(Warp& w, uint32_t exec);
   void bulkWait(Warp& w, const DInst& I, uint32_t exec);
   void landBulkStores(uint32_t thread, uint64_t limit);
+  // The sources of the thread's bulk stores of groups below `limit` are read: no longer in flight.
+  void finishBulkReads(uint32_t thread, uint64_t limit);
   void mapa(Warp& w, const DInst& I, uint32_t exec);
   void texture(Warp& w, const DInst& I, uint32_t exec);
   void surface(Warp& w, const DInst& I, uint32_t exec);
@@ -262,7 +268,7 @@ class CtaRunner {
     uint64_t copy = 0;
     uint32_t thread = 0;
     uint32_t line = 0;
-    bool bulk = false;
+    InFlightKind kind = InFlightKind::CopyWrite;
   };
   std::unordered_map<uint64_t, InFlight> inFlight_;
   uint64_t nextCopyId_ = 1;
@@ -285,6 +291,9 @@ class CtaRunner {
     std::vector<uint8_t> bytes;
     uint64_t group = 0;
     uint32_t line = 0;
+    uint32_t src = 0;  // shared offset of the source, in flight (BulkRead) until a wait_group{.read}
+    uint64_t id = 0;
+    bool reading = false;  // the source is still in flight
   };
   struct BulkThread {
     std::vector<BulkStore> stores;
@@ -376,10 +385,10 @@ class Launch {
   // `sameValue`: a write-write race in which the later write stores the byte the earlier one did.
   void reportRace(const std::string& space, const Access& a, const Access& b, const std::string& kindA,
                   const std::string& kindB, const std::string& where, bool sameValue = false);
-  // An access (`kind` at a.line by a.thread) to shared bytes that the cp.async (`bulk`: the
-  // cp.async.bulk) at `copyLine` of `copyThread` (same CTA) may still write.
+  // An access (`kind` at a.line by a.thread) to shared bytes that the asynchronous copy at
+  // `copyLine` of `copyThread` (same CTA) may still write or (BulkRead) read.
   void reportInFlightRace(const Access& a, const std::string& kind, uint32_t copyLine, uint32_t copyThread,
-                          const std::string& where, bool bulk);
+                          const std::string& where, InFlightKind copy);
 
  private:
   // The entry named `name` (the only one when empty), or an error starting with `where`.

@@ -550,8 +550,9 @@ void Launch::reportRace(const std::string& space, const Access& a, const Access&
 }
 
 void Launch::reportInFlightRace(const Access& a, const std::string& kind, uint32_t copyLine, uint32_t copyThread,
-                                const std::string& where, bool bulk) {
+                                const std::string& where, InFlightKind copy) {
   uint32_t la = std::min(a.line, copyLine), lb = std::max(a.line, copyLine);
+  const bool bulk = copy != InFlightKind::CopyWrite;
   const std::string copyKind = bulk ? "cp.async.bulk in flight" : "cp.async in flight";
   auto key = std::make_tuple(std::string("shared"), la, lb, a.line <= copyLine ? kind : copyKind,
                              a.line <= copyLine ? copyKind : kind, false);
@@ -571,9 +572,13 @@ void Launch::reportInFlightRace(const Access& a, const std::string& kind, uint32
       "race on shared memory " + where + ": " + kind + " at " + P.fileName + ":" + std::to_string(a.line) +
       " by thread " + std::to_string(a.thread) + " of CTA " + std::to_string(a.cta) + " while a " +
       (bulk ? "cp.async.bulk" : "cp.async") + " at " + P.fileName + ":" + std::to_string(copyLine) + " by thread " +
-      std::to_string(copyThread) + " may still write it" +
-      (bulk ? " (the copy lands when the phase of its mbarrier completes)"
-            : " (the copy lands when a cp.async.wait_group or wait_all of its thread completes its group)");
+      std::to_string(copyThread) +
+      (copy == InFlightKind::CopyWrite
+           ? " may still write it (the copy lands when a cp.async.wait_group or wait_all of its thread completes its group)"
+       : copy == InFlightKind::BulkWrite
+           ? " may still write it (the copy lands when the phase of its mbarrier completes)"
+           : " may still read it (a bulk store reads its source until a cp.async.bulk.wait_group{.read} of its thread "
+             "completes its group)");
   races.emplace(key, std::move(r));
 }
 
@@ -940,11 +945,11 @@ std::string raceWhere(uint64_t byte) {
   return buf;
 }
 
-void CtaRunner::checkInFlight(const Access& a, const std::string& kind, uint64_t addr, uint64_t size) {
+void CtaRunner::checkInFlight(const Access& a, const std::string& kind, uint64_t addr, uint64_t size, bool write) {
   for (uint64_t k = 0; k < size; ++k) {
     auto it = inFlight_.find(addr + k);
-    if (it == inFlight_.end()) continue;
-    L_.reportInFlightRace(a, kind, it->second.line, it->second.thread, raceWhere(addr + k), it->second.bulk);
+    if (it == inFlight_.end() || (it->second.kind == InFlightKind::BulkRead && !write)) continue;
+    L_.reportInFlightRace(a, kind, it->second.line, it->second.thread, raceWhere(addr + k), it->second.kind);
     return;  // once per access
   }
 }
@@ -975,7 +980,7 @@ void CtaRunner::recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t
   const std::string spaceName = shared ? "shared" : "global";
   std::lock_guard<std::mutex> lock(L_.raceMutex);
   // Shared bytes a cp.async may still write: any access races with the copy.
-  if (shared && !inFlight_.empty()) checkInFlight(a, accessKind(a, write), addr, size);
+  if (shared && !inFlight_.empty()) checkInFlight(a, accessKind(a, write), addr, size, write);
   // A write that races with earlier writes is a same-value race when it stores, at every byte
   // where it races, the byte the earlier write stored (the access as a whole, not byte by byte).
   bool same = write && storeBytes_;

@@ -395,7 +395,15 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
     if (c.toGlobal) {
       checkGlobal(dst, "destination");
       BulkThread& t = bulk_[thread];
-      t.stores.push_back(BulkStore{dst, std::move(bytes), t.groups, I.line});
+      BulkStore store{dst, std::move(bytes), t.groups, I.line, static_cast<uint32_t>(src), 0, false};
+      if (L_.opts.checkRaces) {  // the source is in flight until a wait_group{.read}: a write to it races
+        store.id = nextCopyId_++;
+        store.reading = true;
+        std::lock_guard<std::mutex> lock(L_.raceMutex);
+        for (uint64_t k = 0; k < size; ++k)
+          inFlight_.try_emplace(src + k, InFlight{store.id, thread, I.line, InFlightKind::BulkRead});
+      }
+      t.stores.push_back(std::move(store));
       return;
     }
     checkShared(dst, "destination");
@@ -464,12 +472,28 @@ void CtaRunner::bulkCommit(Warp& w, uint32_t exec) {
 }
 
 void CtaRunner::bulkWait(Warp& w, const DInst& I, uint32_t exec) {
-  if (bulk_.empty() || I.readOnly) return;  // sources are read at the issue: .read waits for nothing
+  if (bulk_.empty()) return;
   forLanes(exec, [&](int lane) {
     const uint32_t thread = w.index * 32 + static_cast<uint32_t>(lane);
     const BulkThread& t = bulk_[thread];
-    if (t.groups > I.call) landBulkStores(thread, t.groups - I.call);
+    if (t.groups <= I.call) return;
+    // The sources were read at the issue; .read waits for that only, so it lands nothing.
+    finishBulkReads(thread, t.groups - I.call);
+    if (!I.readOnly) landBulkStores(thread, t.groups - I.call);
   });
+}
+
+void CtaRunner::finishBulkReads(uint32_t thread, uint64_t limit) {
+  if (!L_.opts.checkRaces) return;
+  std::lock_guard<std::mutex> lock(L_.raceMutex);
+  for (BulkStore& s : bulk_[thread].stores) {
+    if (s.group >= limit || !s.reading) continue;
+    s.reading = false;
+    for (uint64_t b = 0; b < s.bytes.size(); ++b) {
+      auto it = inFlight_.find(s.src + b);
+      if (it != inFlight_.end() && it->second.copy == s.id) inFlight_.erase(it);
+    }
+  }
 }
 
 // Lands the thread's bulk stores of groups below `limit` in global memory, in issue order. With
