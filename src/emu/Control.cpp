@@ -201,6 +201,42 @@ void CtaRunner::surface(Warp& w, const DInst& I, uint32_t exec) {
   });
 }
 
+uint64_t atomicCombine(AtomOp op, ScalarType t, unsigned bits, uint64_t old, uint64_t y, uint64_t swap) {
+  y &= widthMask(bits);
+  switch (op) {
+    case AtomOp::And: return old & y;
+    case AtomOp::Or: return old | y;
+    case AtomOp::Xor: return old ^ y;
+    case AtomOp::Cas: return old == y ? (swap & widthMask(bits)) : old;
+    case AtomOp::Exch: return y;
+    case AtomOp::Add:
+      if (t == ScalarType::F32) {
+        // atom.add.f32 rounds to nearest and flushes subnormals to zero
+        float v = flushF(flushF(bitsFloat(static_cast<uint32_t>(old))) + flushF(bitsFloat(static_cast<uint32_t>(y))));
+        return floatBits(v);
+      }
+      if (t == ScalarType::F64) return doubleBits(bitsDouble(old) + bitsDouble(y));
+      return (old + y) & widthMask(bits);
+    case AtomOp::Inc: return old >= y ? 0 : (old + 1) & widthMask(bits);
+    case AtomOp::Dec: return (old == 0 || old > y) ? y : (old - 1) & widthMask(bits);
+    case AtomOp::Min:
+    case AtomOp::Max: {
+      bool isMax = op == AtomOp::Max;
+      if (t == ScalarType::F32 || t == ScalarType::F64) {
+        double x = readFloat(old, t), z = readFloat(y, t);
+        double m = floatMinMax(x, z, isMax, false);
+        return t == ScalarType::F32 ? floatBits(static_cast<float>(m)) : doubleBits(m);
+      }
+      if (isSignedType(t)) {
+        int64_t x = signExtend(old, bits), z = signExtend(y, bits);
+        return static_cast<uint64_t>(isMax ? std::max(x, z) : std::min(x, z)) & widthMask(bits);
+      }
+      return isMax ? std::max(old, y) : std::min(old, y);
+    }
+  }
+  return old;
+}
+
 void CtaRunner::atomic(Warp& w, const DInst& I, uint32_t exec) {
   Frame* f = w.stack.back().frame;
   const MemRef a = memRefOf(w, I);
@@ -212,67 +248,13 @@ void CtaRunner::atomic(Warp& w, const DInst& I, uint32_t exec) {
   const uint64_t* b = I.nsrc > 0 ? f->slot(I.src[0]) : nullptr;
   const uint64_t* c = I.nsrc > 1 ? f->slot(I.src[1]) : nullptr;
   uint64_t* d = red ? nullptr : f->slot(I.dst[0]);
-  auto combine = [&](uint64_t old, int lane) -> uint64_t {
-    uint64_t y = b[lane] & widthMask(bits);
-    switch (I.atom) {
-      case AtomOp::And: return old & y;
-      case AtomOp::Or: return old | y;
-      case AtomOp::Xor: return old ^ y;
-      case AtomOp::Cas: return old == y ? (c[lane] & widthMask(bits)) : old;
-      case AtomOp::Exch: return y;
-      case AtomOp::Add:
-        if (t == ScalarType::F32) {
-          // atom.add.f32 rounds to nearest and flushes subnormals to zero
-          float v = flushF(flushF(bitsFloat(static_cast<uint32_t>(old))) + flushF(bitsFloat(static_cast<uint32_t>(y))));
-          return floatBits(v);
-        }
-        if (t == ScalarType::F64) return doubleBits(bitsDouble(old) + bitsDouble(y));
-        return (old + y) & widthMask(bits);
-      case AtomOp::Inc: return old >= y ? 0 : (old + 1) & widthMask(bits);
-      case AtomOp::Dec: return (old == 0 || old > y) ? y : (old - 1) & widthMask(bits);
-      case AtomOp::Min:
-      case AtomOp::Max: {
-        bool isMax = I.atom == AtomOp::Max;
-        if (t == ScalarType::F32 || t == ScalarType::F64) {
-          double x = readFloat(old, t), z = readFloat(y, t);
-          double m = floatMinMax(x, z, isMax, false);
-          return t == ScalarType::F32 ? floatBits(static_cast<float>(m)) : doubleBits(m);
-        }
-        if (isSignedType(t)) {
-          int64_t x = signExtend(old, bits), z = signExtend(y, bits);
-          return static_cast<uint64_t>(isMax ? std::max(x, z) : std::min(x, z)) & widthMask(bits);
-        }
-        return isMax ? std::max(old, y) : std::min(old, y);
-      }
-    }
-    return old;
-  };
   forLanes(exec, [&](int lane) {
     uint64_t addr = a.address(I, lane);
     StateSpace resolved;
     uint8_t* p = memory(w, I, space, addr, eb, lane, true, true, a.sym, &resolved);
-    // Global memory is shared with CTAs running on other host threads.
-    const bool isGlobal = resolved == StateSpace::Global;
-    uint64_t old = 0;
-    if (isGlobal) {
-      if (eb == 4) {
-        uint32_t* q = reinterpret_cast<uint32_t*>(p);
-        uint32_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
-        while (!__atomic_compare_exchange_n(q, &o, static_cast<uint32_t>(combine(o, lane)), false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
-        }
-        old = o;
-      } else {
-        uint64_t* q = reinterpret_cast<uint64_t*>(p);
-        uint64_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
-        while (!__atomic_compare_exchange_n(q, &o, combine(o, lane), false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
-        }
-        old = o;
-      }
-    } else {
-      std::memcpy(&old, p, eb);
-      uint64_t v = combine(old, lane);
-      std::memcpy(p, &v, eb);
-    }
+    const uint64_t y = b[lane], swap = c ? c[lane] : 0;
+    const uint64_t old = atomicUpdate(p, eb, resolved == StateSpace::Global,
+                                      [&](uint64_t o) { return atomicCombine(I.atom, t, bits, o, y, swap); });
     if (d) d[lane] = extendLoaded(old, eb, t);
   });
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <random>
@@ -97,6 +98,34 @@ enum class InFlightKind : uint8_t { CopyWrite, BulkWrite, BulkRead };
 // write") and where ("at 0x1f").
 std::string accessKind(const Access& x, bool isWrite);
 std::string raceWhere(uint64_t byte);
+
+// The value an atomic `op` of type `t` (`bits` wide) leaves where `old` was, with operand `y`
+// (and `swap`, cas's new value).
+uint64_t atomicCombine(AtomOp op, ScalarType t, unsigned bits, uint64_t old, uint64_t y, uint64_t swap);
+// Replaces the naturally aligned 4- or 8-byte value at `p` with combine(old), atomically for
+// the host threads when it is `global` memory (CTAs on other host threads share it); the old value.
+template <typename Combine>
+uint64_t atomicUpdate(uint8_t* p, unsigned eb, bool global, Combine&& combine) {
+  uint64_t old = 0;
+  if (!global) {
+    std::memcpy(&old, p, eb);
+    const uint64_t v = combine(old);
+    std::memcpy(p, &v, eb);
+    return old;
+  }
+  if (eb == 4) {
+    uint32_t* q = reinterpret_cast<uint32_t*>(p);
+    uint32_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(q, &o, static_cast<uint32_t>(combine(o)), false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+    }
+    return o;
+  }
+  uint64_t* q = reinterpret_cast<uint64_t*>(p);
+  uint64_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(q, &o, combine(o), false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+  }
+  return o;
+}
 
 // ---- one launch -----------------------------------------------------------------------------
 
@@ -294,6 +323,11 @@ class CtaRunner {
     uint32_t src = 0;  // shared offset of the source, in flight (BulkRead) until a wait_group{.read}
     uint64_t id = 0;
     bool reading = false;  // the source is still in flight
+    // cp.reduce.async.bulk: each element of type `type` lands as `reduce` of the destination's
+    // and its own.
+    bool reduction = false;
+    AtomOp reduce = AtomOp::Add;
+    ScalarType type = ScalarType::None;
   };
   struct BulkThread {
     std::vector<BulkStore> stores;

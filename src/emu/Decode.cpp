@@ -681,7 +681,16 @@ bool Decoder::decodeMbarrier(DFunction& f, const Instruction& inst, DInst& di) {
 // emulated.
 bool Decoder::decodeBulk(DFunction& f, const Instruction& inst, DInst& di) {
   std::vector<StateSpace> spaces;
+  DBulkCopy c;
   bool mbarrier = false, bulkGroup = false, hint = false, prefetch = false, read = false, tile = false;
+  const bool reduction = std::any_of(inst.mods().begin(), inst.mods().end(),
+                                     [&](Mod m) { return modName(m, m_.strings()) == ".reduce"; });
+  static const std::pair<Mod, AtomOp> kReduceOps[] = {
+      {Mod::And, AtomOp::And}, {Mod::Or, AtomOp::Or},   {Mod::Xor, AtomOp::Xor}, {Mod::Add, AtomOp::Add},
+      {Mod::Inc, AtomOp::Inc}, {Mod::Dec, AtomOp::Dec}, {Mod::Min, AtomOp::Min}, {Mod::Max, AtomOp::Max}};
+  auto reduceOp = [&](Mod m) {
+    return std::find_if(std::begin(kReduceOps), std::end(kReduceOps), [&](const auto& o) { return o.first == m; });
+  };
   unsigned tensorRank = 0;
   std::string form;
   for (Mod m : inst.mods()) {
@@ -691,7 +700,12 @@ bool Decoder::decodeBulk(DFunction& f, const Instruction& inst, DInst& di) {
       continue;
     }
     const std::string t(modName(m, m_.strings()));
-    if (t == ".async" || t == ".bulk") continue;
+    if (t == ".async" || t == ".bulk" || t == ".reduce" || t == ".noftz") continue;
+    if (reduction && reduceOp(m) != std::end(kReduceOps)) {
+      c.reduce = reduceOp(m)->second;
+      c.reduction = true;
+      continue;
+    }
     if (t == ".mbarrier::complete_tx::bytes") mbarrier = true;
     else if (t == ".bulk_group") bulkGroup = true;
     else if (t == ".L2::cache_hint") hint = true;
@@ -702,7 +716,7 @@ bool Decoder::decodeBulk(DFunction& f, const Instruction& inst, DInst& di) {
     else if (t == ".tensor") tensorRank = tensorRank ? tensorRank : 6;  // the rank comes with .Nd
     else if (t.size() == 3 && t[0] == '.' && t[1] >= '1' && t[1] <= '5' && t[2] == 'd') tensorRank = static_cast<unsigned>(t[1] - '0');
     else if (t == ".tile") tile = true;
-    else if (t == ".reduce" || t == ".multicast::cluster" || t == ".cp_mask" || t == ".im2col" || t == ".im2col::w" ||
+    else if (t == ".multicast::cluster" || t == ".cp_mask" || t == ".im2col" || t == ".im2col::w" ||
              t == ".im2col::w::128" || t == ".tile::gather4" || t == ".tile::scatter4")
       return fail("cp.async.bulk with " + t + " is not emulated");
     else return invalid("unexpected qualifier '" + t + "' on cp.async.bulk");
@@ -726,14 +740,16 @@ bool Decoder::decodeBulk(DFunction& f, const Instruction& inst, DInst& di) {
     di.op = XOp::Nop;
     return true;
   }
-  if (tensorRank) return decodeTensorCopy(f, inst, di, spaces, mbarrier, tensorRank, tile, hint);
+  if (tensorRank) {
+    if (reduction) return fail("cp.reduce.async.bulk.tensor is not emulated");
+    return decodeTensorCopy(f, inst, di, spaces, mbarrier, tensorRank, tile, hint);
+  }
   if (prefetch) {
     if (n != 2u + hint || inst.operand(0).kind != OperandKind::Address)
       return invalid("cp.async.bulk.prefetch.L2.global takes [src], size and, with .L2::cache_hint, a cache-policy");
     di.op = XOp::Nop;
     return true;
   }
-  DBulkCopy c;
   const bool toShared = spaces.size() == 2 && (spaces[0] == StateSpace::SharedCluster || spaces[0] == StateSpace::SharedCta);
   if (toShared && (spaces[1] == StateSpace::Global || spaces[1] == StateSpace::SharedCta) && mbarrier && !bulkGroup) {
     c.fromShared = spaces[1] == StateSpace::SharedCta;
@@ -745,6 +761,8 @@ bool Decoder::decodeBulk(DFunction& f, const Instruction& inst, DInst& di) {
         ".shared::cta to .shared::cluster with .mbarrier::complete_tx::bytes, or .shared::cta to .global with "
         ".bulk_group");
   }
+  if (reduction && !c.toGlobal)
+    return fail("cp.reduce.async.bulk other than .global.shared::cta.bulk_group is not emulated");
   const uint32_t need = (c.toGlobal ? 3u : 4u) + hint;
   if (n != need)
     return invalid("cp.async.bulk takes [dst], [src], size" + std::string(c.toGlobal ? "" : ", [mbar]") +
@@ -759,6 +777,12 @@ bool Decoder::decodeBulk(DFunction& f, const Instruction& inst, DInst& di) {
   if (size.isImm() && (size.value <= 0 || size.value % 16))
     return invalid("cp.async.bulk size " + std::to_string(size.value) + " is not a positive multiple of 16");
   if (!srcSlot(f, size, ScalarType::U32, di.src[di.nsrc++])) return false;
+  if (reduction) {
+    if (!c.reduction) return invalid("cp.reduce.async.bulk needs its operation (.add, .min, .max, .inc, .dec, .and, .or, .xor)");
+    const unsigned bits = typeBits(di.t);
+    if (bits != 32 && bits != 64)
+      return fail("cp.reduce.async.bulk of " + std::string(typeName(di.t)) + " elements is not emulated (32- and 64-bit ones are)");
+  }
   di.op = XOp::CpAsyncBulk;
   di.space = c.toGlobal ? StateSpace::Global : StateSpace::Shared;
   di.call = static_cast<uint32_t>(f.bulkCopies.size());

@@ -395,7 +395,7 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
     if (c.toGlobal) {
       checkGlobal(dst, "destination");
       BulkThread& t = bulk_[thread];
-      BulkStore store{dst, std::move(bytes), t.groups, I.line, static_cast<uint32_t>(src), 0, false};
+      BulkStore store{dst, std::move(bytes), t.groups, I.line, static_cast<uint32_t>(src), 0, false, c.reduction, c.reduce, I.t};
       if (L_.opts.checkRaces) {  // the source is in flight until a wait_group{.read}: a write to it races
         store.id = nextCopyId_++;
         store.reading = true;
@@ -496,9 +496,9 @@ void CtaRunner::finishBulkReads(uint32_t thread, uint64_t limit) {
   }
 }
 
-// Lands the thread's bulk stores of groups below `limit` in global memory, in issue order. With
-// the race check each byte's last write becomes the thread's (no race is checked at the landing
-// itself).
+// Lands the thread's bulk stores of groups below `limit` in global memory, in issue order (a
+// cp.reduce.async.bulk combines each element with the destination's, atomically). With the race
+// check each byte's last write becomes the thread's (no race is checked at the landing itself).
 void CtaRunner::landBulkStores(uint32_t thread, uint64_t limit) {
   std::vector<BulkStore>& stores = bulk_[thread].stores;
   size_t kept = 0;
@@ -509,7 +509,17 @@ void CtaRunner::landBulkStores(uint32_t thread, uint64_t limit) {
       ++kept;
       continue;
     }
-    std::memcpy(L_.global->find(s.dst, s.bytes.size()), s.bytes.data(), s.bytes.size());
+    uint8_t* p = L_.global->find(s.dst, s.bytes.size());
+    if (s.reduction) {  // element by element, atomically for the CTAs on other host threads
+      const unsigned eb = typeBits(s.type) / 8;
+      for (size_t k = 0; k < s.bytes.size(); k += eb) {
+        uint64_t y = 0;
+        std::memcpy(&y, s.bytes.data() + k, eb);
+        atomicUpdate(p + k, eb, true, [&](uint64_t old) { return atomicCombine(s.reduce, s.type, eb * 8, old, y, 0); });
+      }
+    } else {
+      std::memcpy(p, s.bytes.data(), s.bytes.size());
+    }
     if (!L_.opts.checkRaces) continue;
     const Warp& w = warps_[thread / 32];
     Access a;
@@ -521,12 +531,13 @@ void CtaRunner::landBulkStores(uint32_t thread, uint64_t limit) {
     a.warp = static_cast<uint16_t>(w.index);
     a.valid = true;
     a.async = a.bulk = true;
+    a.atomic = a.strong = s.reduction;  // reductions are atomic: they do not race with each other
     if (order_) a.mbarClock = order_->clock[thread];
     std::lock_guard<std::mutex> lock(L_.raceMutex);
     for (uint64_t b = 0; b < s.bytes.size(); ++b) {
       Shadow& sh = L_.globalShadow[s.dst + b];
       sh.write = a;
-      sh.writtenKnown = true;
+      sh.writtenKnown = !s.reduction;
       sh.written = s.bytes[b];
     }
   }

@@ -267,6 +267,10 @@ struct DBulkCopy {
   // map at `tensorMap` (a register or a parameter's name); `src` is not used.
   uint8_t tensorRank = 0;
   DAddress tensorMap;
+  // cp.reduce.async.bulk (into global memory): each element of the destination becomes
+  // `reduce` of it and the source's, of DInst::t.
+  bool reduction = false;
+  AtomOp reduce = AtomOp::Add;
 };
 
 struct DFunction {
