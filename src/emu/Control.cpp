@@ -188,6 +188,42 @@ void CtaRunner::surface(Warp& w, const DInst& I, uint32_t exec) {
   });
 }
 
+uint64_t atomicCombine(AtomOp op, ScalarType t, unsigned bits, uint64_t old, uint64_t y, uint64_t swap) {
+  y &= widthMask(bits);
+  switch (op) {
+    case AtomOp::And: return old & y;
+    case AtomOp::Or: return old | y;
+    case AtomOp::Xor: return old ^ y;
+    case AtomOp::Cas: return old == y ? (swap & widthMask(bits)) : old;
+    case AtomOp::Exch: return y;
+    case AtomOp::Add:
+      if (t == ScalarType::F32) {
+        // atom.add.f32 rounds to nearest and flushes subnormals to zero
+        float v = flushF(flushF(bitsFloat(static_cast<uint32_t>(old))) + flushF(bitsFloat(static_cast<uint32_t>(y))));
+        return floatBits(v);
+      }
+      if (t == ScalarType::F64) return doubleBits(bitsDouble(old) + bitsDouble(y));
+      return (old + y) & widthMask(bits);
+    case AtomOp::Inc: return old >= y ? 0 : (old + 1) & widthMask(bits);
+    case AtomOp::Dec: return (old == 0 || old > y) ? y : (old - 1) & widthMask(bits);
+    case AtomOp::Min:
+    case AtomOp::Max: {
+      bool isMax = op == AtomOp::Max;
+      if (t == ScalarType::F32 || t == ScalarType::F64) {
+        double x = readFloat(old, t), z = readFloat(y, t);
+        double m = floatMinMax(x, z, isMax, false);
+        return t == ScalarType::F32 ? floatBits(static_cast<float>(m)) : doubleBits(m);
+      }
+      if (isSignedType(t)) {
+        int64_t x = signExtend(old, bits), z = signExtend(y, bits);
+        return static_cast<uint64_t>(isMax ? std::max(x, z) : std::min(x, z)) & widthMask(bits);
+      }
+      return isMax ? std::max(old, y) : std::min(old, y);
+    }
+  }
+  return old;
+}
+
 void CtaRunner::atomic(Warp& w, const DInst& I, uint32_t exec) {
   Frame* f = w.stack.back().frame;
   const MemRef a = memRefOf(w, I);
@@ -199,67 +235,13 @@ void CtaRunner::atomic(Warp& w, const DInst& I, uint32_t exec) {
   const uint64_t* b = I.nsrc > 0 ? f->slot(I.src[0]) : nullptr;
   const uint64_t* c = I.nsrc > 1 ? f->slot(I.src[1]) : nullptr;
   uint64_t* d = red ? nullptr : f->slot(I.dst[0]);
-  auto combine = [&](uint64_t old, int lane) -> uint64_t {
-    uint64_t y = b[lane] & widthMask(bits);
-    switch (I.atom) {
-      case AtomOp::And: return old & y;
-      case AtomOp::Or: return old | y;
-      case AtomOp::Xor: return old ^ y;
-      case AtomOp::Cas: return old == y ? (c[lane] & widthMask(bits)) : old;
-      case AtomOp::Exch: return y;
-      case AtomOp::Add:
-        if (t == ScalarType::F32) {
-          // atom.add.f32 rounds to nearest and flushes subnormals to zero
-          float v = flushF(flushF(bitsFloat(static_cast<uint32_t>(old))) + flushF(bitsFloat(static_cast<uint32_t>(y))));
-          return floatBits(v);
-        }
-        if (t == ScalarType::F64) return doubleBits(bitsDouble(old) + bitsDouble(y));
-        return (old + y) & widthMask(bits);
-      case AtomOp::Inc: return old >= y ? 0 : (old + 1) & widthMask(bits);
-      case AtomOp::Dec: return (old == 0 || old > y) ? y : (old - 1) & widthMask(bits);
-      case AtomOp::Min:
-      case AtomOp::Max: {
-        bool isMax = I.atom == AtomOp::Max;
-        if (t == ScalarType::F32 || t == ScalarType::F64) {
-          double x = readFloat(old, t), z = readFloat(y, t);
-          double m = floatMinMax(x, z, isMax, false);
-          return t == ScalarType::F32 ? floatBits(static_cast<float>(m)) : doubleBits(m);
-        }
-        if (isSignedType(t)) {
-          int64_t x = signExtend(old, bits), z = signExtend(y, bits);
-          return static_cast<uint64_t>(isMax ? std::max(x, z) : std::min(x, z)) & widthMask(bits);
-        }
-        return isMax ? std::max(old, y) : std::min(old, y);
-      }
-    }
-    return old;
-  };
   forLanes(exec, [&](int lane) {
     uint64_t addr = a.address(I, lane);
     StateSpace resolved;
     uint8_t* p = memory(w, I, space, addr, eb, lane, true, true, a.sym, &resolved);
-    // Global memory is shared with CTAs running on other host threads.
-    const bool isGlobal = resolved == StateSpace::Global;
-    uint64_t old = 0;
-    if (isGlobal) {
-      if (eb == 4) {
-        uint32_t* q = reinterpret_cast<uint32_t*>(p);
-        uint32_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
-        while (!__atomic_compare_exchange_n(q, &o, static_cast<uint32_t>(combine(o, lane)), false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
-        }
-        old = o;
-      } else {
-        uint64_t* q = reinterpret_cast<uint64_t*>(p);
-        uint64_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
-        while (!__atomic_compare_exchange_n(q, &o, combine(o, lane), false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
-        }
-        old = o;
-      }
-    } else {
-      std::memcpy(&old, p, eb);
-      uint64_t v = combine(old, lane);
-      std::memcpy(p, &v, eb);
-    }
+    const uint64_t y = b[lane], swap = c ? c[lane] : 0;
+    const uint64_t old = atomicUpdate(p, eb, resolved == StateSpace::Global,
+                                      [&](uint64_t o) { return atomicCombine(I.atom, t, bits, o, y, swap); });
     if (d) d[lane] = extendLoaded(old, eb, t);
   });
 }
@@ -367,30 +349,66 @@ void CtaRunner::asyncCopy(Warp& w, const DInst& I, uint32_t exec) {
     copy.group = t.groups;
     if (L_.opts.checkRaces) {
       copy.id = nextCopyId_++;
-      Access a = accessBy(w, I, lane);
-      a.valid = true;
-      a.async = true;
-      std::lock_guard<std::mutex> lock(L_.raceMutex);
-      // Bytes another copy may still write; then the accesses before the issue that nothing
-      // orders before it (the copy may land at once). The shadow takes the write when it lands.
-      checkInFlight(a, "cp.async write", d, size);
-      for (uint64_t k = 0; k < size; ++k) {
-        auto it = sharedShadow_.find(d + k);
-        if (it == sharedShadow_.end()) continue;
-        const Shadow& sh = it->second;
-        if (!ordered(w, sh.write, a)) {
-          L_.reportRace("shared", sh.write, a, accessKind(sh.write, true), "cp.async write", raceWhere(d + k));
-          break;
-        }
-        if (!ordered(w, sh.read, a)) {
-          L_.reportRace("shared", sh.read, a, accessKind(sh.read, false), "cp.async write", raceWhere(d + k));
-          break;
-        }
-      }
-      for (uint64_t k = 0; k < size; ++k) inFlight_[d + k] = InFlight{copy.id, a.thread, I.line};
+      issueAsyncWrite(w, I, lane, d, size, copy.id, false);
     }
     t.copies.push_back(copy);
   });
+}
+
+void CtaRunner::issueAsyncWrite(const Warp& w, const DInst& I, int lane, uint64_t dst, uint64_t size, uint64_t copyId, bool bulk) {
+  Access a = accessBy(w, I, lane);
+  a.valid = true;
+  a.async = true;
+  a.bulk = bulk;
+  const std::string kind = accessKind(a, true);
+  std::lock_guard<std::mutex> lock(L_.raceMutex);
+  // Bytes another copy may still write; then the accesses before the issue that nothing
+  // orders before it (the copy may land at once). The shadow takes the write when it lands.
+  checkInFlight(a, kind, dst, size, true);
+  for (uint64_t k = 0; k < size; ++k) {
+    auto it = sharedShadow_.find(dst + k);
+    if (it == sharedShadow_.end()) continue;
+    const Shadow& sh = it->second;
+    if (!ordered(w, sh.write, a)) {
+      L_.reportRace("shared", sh.write, a, accessKind(sh.write, true), kind, raceWhere(dst + k));
+      break;
+    }
+    if (!ordered(w, sh.read, a)) {
+      L_.reportRace("shared", sh.read, a, accessKind(sh.read, false), kind, raceWhere(dst + k));
+      break;
+    }
+  }
+  for (uint64_t k = 0; k < size; ++k)
+    inFlight_[dst + k] = InFlight{copyId, a.thread, I.line, bulk ? InFlightKind::BulkWrite : InFlightKind::CopyWrite};
+}
+
+void CtaRunner::landShared(uint32_t thread, uint32_t dst, const uint8_t* bytes, uint64_t size, uint32_t line, uint64_t copyId,
+                           bool bulk, bool viaMbarrier) {
+  std::memcpy(shared_.data() + dst, bytes, size);
+  if (mbarParked_) wakeMbarrierWaiters();
+  if (!L_.opts.checkRaces) return;
+  const Warp& w = warps_[thread / 32];
+  Access a;
+  a.thread = thread;
+  a.cta = linear_;
+  a.line = line;
+  a.epoch = barrierEpoch_;
+  a.warpEpoch = w.syncEpoch;
+  a.warp = static_cast<uint16_t>(w.index);
+  a.valid = true;
+  a.async = true;
+  a.bulk = bulk;
+  a.viaMbarrier = viaMbarrier;
+  if (order_) a.mbarClock = order_->clock[viaMbarrier ? order_->proxy() : thread];
+  std::lock_guard<std::mutex> lock(L_.raceMutex);
+  for (uint64_t b = 0; b < size; ++b) {
+    auto it = inFlight_.find(dst + b);
+    if (it != inFlight_.end() && it->second.copy == copyId) inFlight_.erase(it);
+    Shadow& sh = sharedShadow_[dst + b];
+    sh.write = a;
+    sh.writtenKnown = true;
+    sh.written = bytes[b];
+  }
 }
 
 void CtaRunner::asyncCommit(Warp& w, uint32_t exec) {
@@ -414,27 +432,8 @@ void CtaRunner::asyncWait(Warp& w, const DInst& I, uint32_t exec) {
         t.copies[kept++] = c;
         continue;
       }
-      std::memcpy(shared_.data() + c.dst, c.bytes, c.size);
-      if (!L_.opts.checkRaces) continue;
       // Landed: the issuing thread's write, now (a barrier after the wait orders it for the others).
-      Access a;
-      a.thread = thread;
-      a.cta = linear_;
-      a.line = c.line;
-      a.epoch = barrierEpoch_;
-      a.warpEpoch = w.syncEpoch;
-      a.warp = w.index;
-      a.valid = true;
-      a.async = true;
-      std::lock_guard<std::mutex> lock(L_.raceMutex);
-      for (uint64_t b = 0; b < c.size; ++b) {
-        auto it = inFlight_.find(c.dst + b);
-        if (it != inFlight_.end() && it->second.copy == c.id) inFlight_.erase(it);
-        Shadow& sh = sharedShadow_[c.dst + b];
-        sh.write = a;
-        sh.writtenKnown = true;
-        sh.written = c.bytes[b];
-      }
+      landShared(thread, c.dst, c.bytes, c.size, c.line, c.id, false, false);
     }
     t.copies.resize(kept);
   });
@@ -653,6 +652,7 @@ int memberMaskOperand(const DInst& I) {
     case XOp::Vote: return I.nsrc > 1 ? 1 : -1;
     case XOp::Match:
     case XOp::Redux: return 1;
+    case XOp::Elect: return 0;
     default: return -1;
   }
 }
@@ -910,6 +910,15 @@ void CtaRunner::combineCollective(std::span<const Warp::CollectivePart> parts) {
       });
       break;
     }
+    case XOp::Elect:
+      // The leader is the lowest lane of the membermask that takes part (PTX ISA, "elect.sync");
+      // each lane gets its lane id and whether it is the leader.
+      forLanes(all, [&](int lane) {
+        const int leader = std::countr_zero(group(lane));
+        out(0, lane, static_cast<uint64_t>(leader));
+        out(1, lane, leader == lane);
+      });
+      break;
     default: break;
   }
   for (int k = 0; k < 2; ++k)

@@ -15,6 +15,7 @@
 
 #include "Machine.h"
 #include "ptxopt/emu/Device.h"
+#include "ptxopt/emu/TensorMap.h"
 
 namespace ptxopt::emu {
 
@@ -99,23 +100,59 @@ struct Access {
   uint32_t thread = UINT32_MAX;  // CTA-linear thread, or a global thread id for global memory
   uint32_t cta = 0;
   uint32_t line = 0;
+  uint32_t mbarClock = 0;        // the thread's mbarrier clock (CtaRunner::MbarOrder) at the access
   uint64_t epoch = 0;            // CTA barrier epoch
   uint64_t warpEpoch = 0;        // warp synchronizations of the thread's warp
-  uint32_t warp = 0;
+  uint16_t warp = 0;             // the thread's warp (a CTA has at most 32)
   bool atomic = false;
   bool strong = false;           // atomic, or ld/st .volatile/.relaxed/.acquire/.release: two strong accesses do not race
   bool valid = false;
   bool async = false;            // a cp.async's write (at its issue, or landed at its wait)
+  bool bulk = false;             // a cp.async.bulk's write
+  bool viaMbarrier = false;      // landed by an mbarrier's phase completion: ordered for the threads
+                                 // that observed that completion, not for the issuing thread as such
 };
 struct Shadow {
   Access write, read;
   uint8_t written = 0;        // the byte the last write stored, when known (a plain store)
   bool writtenKnown = false;
 };
+// Shared bytes an asynchronous copy has not finished with: the destination of a cp.async or of a
+// bulk copy (any access races), or the source of a bulk store (a write races).
+enum class InFlightKind : uint8_t { CopyWrite, BulkWrite, BulkRead };
+
 // For race reports: how an access is named ("read", "strong write", "atomic", "cp.async
 // write") and where ("at 0x1f").
 std::string accessKind(const Access& x, bool isWrite);
 std::string raceWhere(uint64_t byte);
+
+// The value an atomic `op` of type `t` (`bits` wide) leaves where `old` was, with operand `y`
+// (and `swap`, cas's new value).
+uint64_t atomicCombine(AtomOp op, ScalarType t, unsigned bits, uint64_t old, uint64_t y, uint64_t swap);
+// Replaces the naturally aligned 4- or 8-byte value at `p` with combine(old), atomically for
+// the host threads when it is `global` memory (CTAs on other host threads share it); the old value.
+template <typename Combine>
+uint64_t atomicUpdate(uint8_t* p, unsigned eb, bool global, Combine&& combine) {
+  uint64_t old = 0;
+  if (!global) {
+    std::memcpy(&old, p, eb);
+    const uint64_t v = combine(old);
+    std::memcpy(p, &v, eb);
+    return old;
+  }
+  if (eb == 4) {
+    uint32_t* q = reinterpret_cast<uint32_t*>(p);
+    uint32_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(q, &o, static_cast<uint32_t>(combine(o)), false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+    }
+    return o;
+  }
+  uint64_t* q = reinterpret_cast<uint64_t*>(p);
+  uint64_t o = __atomic_load_n(q, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(q, &o, combine(o), false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+  }
+  return o;
+}
 
 // ---- one launch -----------------------------------------------------------------------------
 
@@ -169,7 +206,7 @@ class CtaRunner {
   // Whether access `o` is ordered before access `a` of warp `w` (race check).
   bool ordered(const Warp& w, const Access& o, const Access& a) const;
   // An access to shared bytes that a cp.async may still write: a race with that copy.
-  void checkInFlight(const Access& a, const std::string& kind, uint64_t addr, uint64_t size);
+  void checkInFlight(const Access& a, const std::string& kind, uint64_t addr, uint64_t size, bool write);
   // A texture fetch or surface read (`kind`) of global bytes: texture and surface reads go
   // through a cache the launch's own writes do not update, so reading a byte that any write of
   // this launch stored returns undefined data on a GPU, barrier or not. `orderedOnly`: only
@@ -198,6 +235,39 @@ class CtaRunner {
   void asyncCopy(Warp& w, const DInst& I, uint32_t exec);
   void asyncCommit(Warp& w, uint32_t exec);
   void asyncWait(Warp& w, const DInst& I, uint32_t exec);
+  // The race check of an asynchronous write at its issue: bytes another copy may still write, and
+  // the accesses before it that nothing orders before it; then the bytes are in flight.
+  void issueAsyncWrite(const Warp& w, const DInst& I, int lane, uint64_t dst, uint64_t size, uint64_t copyId, bool bulk);
+  // Lands the bytes of an asynchronous copy in shared memory: with the race check, the write of
+  // `thread` now (at its wait) or, `viaMbarrier`, of the phase completion that landed it.
+  void landShared(uint32_t thread, uint32_t dst, const uint8_t* bytes, uint64_t size, uint32_t line, uint64_t copyId, bool bulk,
+                  bool viaMbarrier);
+  // mbarrier (Mbarrier.cpp; docs/EMULATOR.md, "mbarrier"). Returns false when the warp parks
+  // (a try_wait none of whose lanes' phases has completed): the pc stays.
+  bool mbarrier(Warp& w, const DInst& I, uint32_t exec);
+  // The shared offset of lane's mbarrier at `addr` (in `space`: shared or generic), faulting when
+  // it is not an aligned address in the CTA's shared memory; the access is recorded for the race
+  // check as a write and/or an atomic.
+  uint32_t mbarrierAt(Warp& w, const DInst& I, int lane, StateSpace space, uint64_t addr, bool write, bool atomic);
+  // The race check's order through an mbarrier: thread `t` arrives (releases) or sees the phase
+  // complete (acquires).
+  void releaseTo(uint32_t t, uint32_t mbar);
+  void acquireFrom(uint32_t t, uint32_t mbar);
+  void completePhase(uint32_t mbar);
+  // The complete-tx of the bulk copies on `mbar` that have not completed yet (and the phase
+  // completion it may bring); false when there were none.
+  bool completeBulkCopies(uint32_t mbar);
+  // For messages: "phase parity 0, pending arrivals 2 of 3, tx-count 64", or why it is not one.
+  std::string describeMbarrier(uint32_t mbar) const;
+  void wakeMbarrierWaiters();
+  void bulkCopy(Warp& w, const DInst& I, uint32_t exec);
+  std::vector<uint8_t> readTensorBox(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr);
+  void bulkCommit(Warp& w, uint32_t exec);
+  void bulkWait(Warp& w, const DInst& I, uint32_t exec);
+  void landBulkStores(uint32_t thread, uint64_t limit);
+  // The sources of the thread's bulk stores of groups below `limit` are read: no longer in flight.
+  void finishBulkReads(uint32_t thread, uint64_t limit);
+  void mapa(Warp& w, const DInst& I, uint32_t exec);
   void texture(Warp& w, const DInst& I, uint32_t exec);
   void surface(Warp& w, const DInst& I, uint32_t exec);
   // The texture or surface object `h` names for lane `lane` (faulting when there is none, when it
@@ -247,6 +317,8 @@ class CtaRunner {
   // to (`groups` when it is not committed yet); `groups` counts the thread's commits since the
   // CTA's first cp.async. Allocated at that first cp.async, so kernels without one pay nothing.
   struct PendingCopy {
+    uint32_t mbar = 0;    // 1 + the shared offset of the mbarrier whose phase completion also lands
+                          // it (cp.async.mbarrier.arrive); 0 for none
     uint32_t dst = 0;     // shared offset
     uint8_t size = 0;     // cp-size
     uint8_t bytes[16] = {};
@@ -264,9 +336,63 @@ class CtaRunner {
     uint64_t copy = 0;
     uint32_t thread = 0;
     uint32_t line = 0;
+    InFlightKind kind = InFlightKind::CopyWrite;
   };
   std::unordered_map<uint64_t, InFlight> inFlight_;
   uint64_t nextCopyId_ = 1;
+  // cp.async.bulk into shared memory: the bytes read at the issue, completing (complete-tx) when
+  // a wait on their mbarrier needs them and landing when its phase completes (in issue order).
+  struct BulkCopy {
+    uint32_t mbar = 0;  // shared offset of the mbarrier
+    uint32_t dst = 0;   // shared offset
+    std::vector<uint8_t> bytes;
+    uint32_t line = 0, thread = 0;
+    uint64_t id = 0;
+    bool txDone = false;  // its complete-tx was performed
+  };
+  std::vector<BulkCopy> bulkToShared_;
+  // cp.async.bulk into global memory, per thread: the stores not landed yet with their bulk
+  // group (`groups` while not committed). They land at a wait_group of the thread (not .read)
+  // that completes their group, and at the latest when the CTA ends.
+  struct BulkStore {
+    uint64_t dst = 0;  // global address
+    std::vector<uint8_t> bytes;
+    uint64_t group = 0;
+    uint32_t line = 0;
+    uint32_t src = 0;  // shared offset of the source, in flight (BulkRead) until a wait_group{.read}
+    uint64_t id = 0;
+    bool reading = false;  // the source is still in flight
+    // cp.reduce.async.bulk: each element of type `type` lands as `reduce` of the destination's
+    // and its own.
+    bool reduction = false;
+    AtomOp reduce = AtomOp::Add;
+    ScalarType type = ScalarType::None;
+  };
+  struct BulkThread {
+    std::vector<BulkStore> stores;
+    uint64_t groups = 0;
+  };
+  std::vector<BulkThread> bulk_;  // by CTA-linear thread; allocated at the CTA's first bulk copy
+  // Entries parked at an mbarrier.try_wait (StackEntry::barrier == kMbarrierPark).
+  uint32_t mbarParked_ = 0;
+  // The race check's order through mbarriers (allocated at the CTA's first mbarrier operation
+  // under --check-races): vector clocks over the threads plus one slot for the copies that phase
+  // completions land. An arrive releases: the barrier's pending vector takes the thread's clock
+  // (and what the thread acquired); a phase completion publishes it; a wait that sees the phase
+  // complete acquires it. An access `o` is ordered before thread t's access when t acquired a
+  // clock of o's thread above the one o was made at.
+  struct MbarOrder {
+    uint32_t slots = 0;
+    std::vector<uint32_t> clock;     // per slot
+    std::vector<uint32_t> acquired;  // slots x slots: acquired[t * slots + s]
+    struct Barrier {
+      std::vector<uint32_t> pending, completed;
+    };
+    std::unordered_map<uint32_t, Barrier> barriers;  // by shared offset
+    uint32_t proxy() const { return slots - 1; }
+  };
+  std::unique_ptr<MbarOrder> order_;
+  MbarOrder::Barrier& orderOf(uint32_t mbar);
   std::optional<std::mt19937_64> rng_;  // the random schedule only
   uint64_t executed_ = 0;
 };
@@ -334,16 +460,17 @@ class Launch {
   void reportRace(const std::string& space, const Access& a, const Access& b, const std::string& kindA,
                   const std::string& kindB, const std::string& where, bool sameValue = false,
                   const char* why = nullptr);
-  // An access (`kind` at a.line by a.thread) to shared bytes that the cp.async at `copyLine` of
-  // `copyThread` (same CTA) may still write.
+  // An access (`kind` at a.line by a.thread) to shared bytes that the asynchronous copy at
+  // `copyLine` of `copyThread` (same CTA) may still write or (BulkRead) read.
   void reportInFlightRace(const Access& a, const std::string& kind, uint32_t copyLine, uint32_t copyThread,
-                          const std::string& where);
+                          const std::string& where, InFlightKind copy);
 
  private:
   // The entry named `name` (the only one when empty), or an error starting with `where`.
   bool chooseKernel(const std::string& name, const std::string& where, std::string& error);
   // The block against the kernel's launch bounds; sets the CTA and warp counts.
   bool checkShape(const std::string& where, std::string& error);
+  bool writeTensorMap(const LaunchSpec& s, size_t k, uint8_t* out, std::string& error);
 };
 
 }  // namespace ptxopt::emu

@@ -173,6 +173,13 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       case XOp::CpAsyncWait:
         asyncWait(w, I, exec);
         break;
+      case XOp::Mbarrier:
+        if (!mbarrier(w, I, exec)) return;  // parked at a try_wait: the pc stays
+        break;
+      case XOp::CpAsyncBulk: bulkCopy(w, I, exec); break;
+      case XOp::CpAsyncBulkCommit: bulkCommit(w, exec); break;
+      case XOp::CpAsyncBulkWait: bulkWait(w, I, exec); break;
+      case XOp::Mapa: mapa(w, I, exec); break;
       case XOp::Tex: texture(w, I, exec); break;
       case XOp::Suld:
       case XOp::Sust: surface(w, I, exec); break;
@@ -186,7 +193,8 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       case XOp::Shfl:
       case XOp::Vote:
       case XOp::Match:
-      case XOp::Redux: warpCollective(w, I, exec); return;  // it advances (or parks) the entry
+      case XOp::Redux:
+      case XOp::Elect: warpCollective(w, I, exec); return;  // it advances (or parks) the entry
       case XOp::Activemask: warpCollective(w, I, exec); break;
       default: faultAt(w, std::countr_zero(exec), I, "internal error: no semantics for this instruction");
     }

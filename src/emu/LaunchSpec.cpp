@@ -1,5 +1,6 @@
 #include "ptxopt/emu/LaunchSpec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -190,6 +191,35 @@ TexAddressMode addressMode(const json& j, const std::string& field) {
 // {"type", "channels", "extent", "layered", "resource", "pitch", "init", "filter", "address",
 //  "normalized_coords", "read", "border_color"}
 // A surface ("surface": {...}) takes the first five fields only: packed texels, no sampler.
+// "tensormap": {"buffer": NAME, "dims": [...], "strides": [...], "box": [...]}: dims and box have
+// one entry per dimension (innermost first), strides one fewer (bytes; default: packed rows).
+void tensorMapParam(const json& t, const std::string& field, ParamSpec& p) {
+  if (!t.is_object()) fail(field, "expected an object");
+  for (auto& [key, val] : t.items())
+    if (key != "buffer" && key != "dims" && key != "strides" && key != "box")
+      fail(field + "." + key, "unknown field (a tensor map has buffer, dims, strides, box)");
+  p.kind = ParamSpec::Kind::TensorMap;
+  TensorMapSpec& m = p.tensorMap;
+  if (!t.contains("buffer") || !t["buffer"].is_string()) fail(field + ".buffer", "expected the name of a buffer parameter");
+  m.buffer = t["buffer"].get<std::string>();
+  if (!t.contains("dims") || !t["dims"].is_array() || t["dims"].empty() || t["dims"].size() > 5)
+    fail(field + ".dims", "expected 1 to 5 extents, innermost first");
+  m.rank = static_cast<uint32_t>(t["dims"].size());
+  for (uint32_t k = 0; k < m.rank; ++k) m.dims[k] = count(t["dims"][k], field + ".dims[" + std::to_string(k) + "]");
+  if (!t.contains("box") || !t["box"].is_array() || t["box"].size() != m.rank)
+    fail(field + ".box", "expected " + std::to_string(m.rank) + " box sizes, one per dimension");
+  for (uint32_t k = 0; k < m.rank; ++k) m.box[k] = static_cast<uint32_t>(count(t["box"][k], field + ".box[" + std::to_string(k) + "]"));
+  if (t.contains("strides")) {
+    if (!t["strides"].is_array() || t["strides"].size() != m.rank - 1)
+      fail(field + ".strides", "expected " + std::to_string(m.rank - 1) + " strides in bytes (dimensions 1 and up)");
+    for (uint32_t k = 0; k + 1 < m.rank; ++k) {
+      const json& v = t["strides"][k];
+      if (!v.is_number_unsigned()) fail(field + ".strides[" + std::to_string(k) + "]", "expected a byte count");
+      m.strides[k] = v.get<uint64_t>();
+    }
+  }
+}
+
 void textureParam(const json& t, const std::string& field, const std::string& dir, ParamSpec& p, bool surface) {
   if (!t.is_object()) fail(field, "expected an object");
   for (auto& [key, val] : t.items()) {
@@ -515,10 +545,14 @@ bool parseLaunchSpec(const std::string& text, const std::string& path, LaunchSpe
           p.name = "param" + std::to_string(k);
         }
         int kinds = pj.contains("buffer") + pj.contains("value") + pj.contains("bytes") + pj.contains("texture") +
-                    pj.contains("surface");
+                    pj.contains("surface") + pj.contains("tensormap");
         if (kinds != 1)
-          fail(field, "needs exactly one of \"buffer\", \"value\" (with \"type\"), \"bytes\", \"texture\" or \"surface\"");
-        if (pj.contains("texture")) {
+          fail(field,
+               "needs exactly one of \"buffer\", \"value\" (with \"type\"), \"bytes\", \"texture\", \"surface\" or "
+               "\"tensormap\"");
+        if (pj.contains("tensormap")) {
+          tensorMapParam(pj["tensormap"], field + ".tensormap", p);
+        } else if (pj.contains("texture")) {
           textureParam(pj["texture"], field + ".texture", dir, p, false);
         } else if (pj.contains("surface")) {
           textureParam(pj["surface"], field + ".surface", dir, p, true);
@@ -679,6 +713,19 @@ std::string launchSpecToJson(const LaunchSpec& spec) {
       case ParamSpec::Kind::Texture:
         out += std::string(p.texture.surface ? "\"surface\": " : "\"texture\": ") + textureJson(p) + "}";
         break;
+      case ParamSpec::Kind::TensorMap: {
+        const TensorMapSpec& m = p.tensorMap;
+        auto list = [&](auto values, uint32_t n) {
+          std::string l = "[";
+          for (uint32_t k = 0; k < n; ++k) l += (k ? ", " : "") + std::to_string(values[k]);
+          return l + "]";
+        };
+        const bool packed = std::all_of(m.strides.begin(), m.strides.end(), [](uint64_t v) { return v == 0; });
+        out += "\"tensormap\": {\"buffer\": \"" + m.buffer + "\", \"dims\": " + list(m.dims, m.rank) +
+               (packed ? std::string() : ", \"strides\": " + list(m.strides, m.rank - 1)) + ", \"box\": " + list(m.box, m.rank) +
+               "}}";
+        break;
+      }
       case ParamSpec::Kind::Bytes: {
         out += "\"bytes\": [";
         for (size_t q = 0; q < p.bytes.size(); ++q) out += (q ? ", " : "") + std::to_string(p.bytes[q]);

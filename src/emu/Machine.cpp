@@ -402,6 +402,14 @@ bool Launch::prepare(const LaunchSpec& s, std::string& error) {
         bufferAddr.push_back(d.base);
         break;
       }
+      case ParamSpec::Kind::TensorMap:
+        if (size != kTensorMapBytes) {
+          error = field + ": a tensor map needs a 128-byte parameter (a __grid_constant__ CUtensorMap), the kernel's is " +
+                  std::to_string(size) + " bytes";
+          return false;
+        }
+        bufferAddr.push_back(0);  // written below, once every buffer has its address
+        break;
       case ParamSpec::Kind::Bytes:
         if (p.bytes.size() != size) {
           error = field + ".bytes: " + std::to_string(p.bytes.size()) + " bytes for a " + std::to_string(size) + "-byte parameter";
@@ -412,6 +420,46 @@ bool Launch::prepare(const LaunchSpec& s, std::string& error) {
         break;
     }
   }
+  for (size_t k = 0; k < s.params.size(); ++k)
+    if (s.params[k].kind == ParamSpec::Kind::TensorMap &&
+        !writeTensorMap(s, k, kernelParams.data() + kernel->paramOffsets[k], error))
+      return false;
+  return true;
+}
+
+// The descriptor of spec parameter `k` (a "tensormap") over its buffer, into `out`.
+bool Launch::writeTensorMap(const LaunchSpec& s, size_t k, uint8_t* out, std::string& error) {
+  const TensorMapSpec& m = s.params[k].tensorMap;
+  const std::string field = s.path + ": params[" + std::to_string(k) + "].tensormap";
+  size_t b = 0;
+  while (b < s.params.size() && !(s.params[b].kind == ParamSpec::Kind::Buffer && s.params[b].name == m.buffer)) ++b;
+  if (b == s.params.size()) {
+    error = field + ".buffer: no buffer parameter is named '" + m.buffer + "'";
+    return false;
+  }
+  const ParamSpec& buf = s.params[b];
+  TensorMapDesc d;
+  d.base = bufferAddr[b];
+  d.rank = m.rank;
+  d.elemBytes = elemBytes(buf.type);
+  d.dims = m.dims;
+  d.box = m.box;
+  d.strides = m.strides;
+  // Packed rows when the spec gives no strides.
+  if (std::all_of(m.strides.begin(), m.strides.end(), [](uint64_t v) { return v == 0; }))
+    for (uint32_t j = 1; j < m.rank; ++j) d.strides[j - 1] = (j == 1 ? d.elemBytes : d.strides[j - 2]) * m.dims[j - 1];
+  if (std::string why = checkTensorMap(d); !why.empty()) {
+    error = field + ": " + why;
+    return false;
+  }
+  uint64_t last = (d.dims[0] - 1) * d.elemBytes + d.elemBytes;  // one past the map's last byte
+  for (uint32_t j = 1; j < d.rank; ++j) last += (d.dims[j] - 1) * d.strides[j - 1];
+  if (last > buf.count * d.elemBytes) {
+    error = field + ": the map spans " + std::to_string(last) + " bytes of '" + m.buffer + "', which has " +
+            std::to_string(buf.count * d.elemBytes);
+    return false;
+  }
+  encodeTensorMap(d, out);
   return true;
 }
 
@@ -502,9 +550,10 @@ void Launch::reportRace(const std::string& space, const Access& a, const Access&
 }
 
 void Launch::reportInFlightRace(const Access& a, const std::string& kind, uint32_t copyLine, uint32_t copyThread,
-                                const std::string& where) {
+                                const std::string& where, InFlightKind copy) {
   uint32_t la = std::min(a.line, copyLine), lb = std::max(a.line, copyLine);
-  const std::string copyKind = "cp.async in flight";
+  const bool bulk = copy != InFlightKind::CopyWrite;
+  const std::string copyKind = bulk ? "cp.async.bulk in flight" : "cp.async in flight";
   auto key = std::make_tuple(std::string("shared"), la, lb, a.line <= copyLine ? kind : copyKind,
                              a.line <= copyLine ? copyKind : kind, false);
   auto it = races.find(key);
@@ -521,9 +570,15 @@ void Launch::reportInFlightRace(const Access& a, const std::string& kind, uint32
   r.occurrences = 1;
   r.description =
       "race on shared memory " + where + ": " + kind + " at " + P.fileName + ":" + std::to_string(a.line) +
-      " by thread " + std::to_string(a.thread) + " of CTA " + std::to_string(a.cta) + " while a cp.async at " +
-      P.fileName + ":" + std::to_string(copyLine) + " by thread " + std::to_string(copyThread) +
-      " may still write it (the copy lands when a cp.async.wait_group or wait_all of its thread completes its group)";
+      " by thread " + std::to_string(a.thread) + " of CTA " + std::to_string(a.cta) + " while a " +
+      (bulk ? "cp.async.bulk" : "cp.async") + " at " + P.fileName + ":" + std::to_string(copyLine) + " by thread " +
+      std::to_string(copyThread) +
+      (copy == InFlightKind::CopyWrite
+           ? " may still write it (the copy lands when a cp.async.wait_group or wait_all of its thread completes its group)"
+       : copy == InFlightKind::BulkWrite
+           ? " may still write it (the copy lands when the phase of its mbarrier completes)"
+           : " may still read it (a bulk store reads its source until a cp.async.bulk.wait_group{.read} of its thread "
+             "completes its group)");
   races.emplace(key, std::move(r));
 }
 
@@ -752,7 +807,11 @@ void CtaRunner::run() {
         if (s == Step::Progress) progress = true;
         if (s == Step::Done) progress = true;
       }
-      if (allDone) break;
+      if (allDone) {
+        // Bulk stores to global memory that no wait_group landed land when the CTA ends.
+        for (uint32_t t = 0; t < bulk_.size(); ++t) landBulkStores(t, UINT64_MAX);
+        break;
+      }
       if (!progress) {
         // Every live warp waits at a barrier that cannot complete.
         std::string msg = L.P.fileName + ":" + std::to_string(0) + ": barrier deadlock in kernel '" + L.kernel->name + "', CTA (" +
@@ -765,11 +824,19 @@ void CtaRunner::run() {
           }
           uint32_t waiting = 0;
           int bar = -1;
-          for (const StackEntry& e : w.stack)
+          for (const StackEntry& e : w.stack) {
             if (e.parked && e.barrier >= 0) {
               waiting |= e.mask;
               bar = e.barrier;
             }
+            if (e.parked && e.barrier == kMbarrierPark) {
+              const uint32_t at = e.frame->fn->code[e.pc].line;
+              line = line ? line : at;
+              msg += "\n  warp " + std::to_string(w.index) + " lanes " + laneList(e.mask) + " wait at mbarrier.try_wait (line " +
+                     std::to_string(at) + ") for a phase of the mbarrier at shared " + raceWhere(e.syncGroup).substr(3) +
+                     " that never completes (" + describeMbarrier(static_cast<uint32_t>(e.syncGroup)) + ")";
+            }
+          }
           if (bar >= 0) {
             line = barriers_[bar].line;
             msg += "\n  warp " + std::to_string(w.index) + " lanes " + laneList(waiting) + " wait at barrier " + std::to_string(bar) +
@@ -849,17 +916,25 @@ uint64_t CtaRunner::symbolAddress(Warp& w, const SymRef& s, int64_t offset, Stat
 }
 
 bool CtaRunner::ordered(const Warp& w, const Access& o, const Access& a) const {
-  if (!o.valid || (o.thread == a.thread && o.cta == a.cta)) return true;
+  if (!o.valid || (o.thread == a.thread && o.cta == a.cta && !o.viaMbarrier)) return true;
   if (o.cta != a.cta) return false;  // different CTAs: nothing orders them but atomics
   if (o.epoch != a.epoch) return true;
   // The same warp: a synchronization of both lanes after the earlier access orders them.
-  if (o.warp == a.warp && !w.pairSync.empty() && w.pairSync[(o.thread % 32) * 32 + a.thread % 32] > o.warpEpoch)
+  if (!o.viaMbarrier && o.warp == a.warp && !w.pairSync.empty() &&
+      w.pairSync[(o.thread % 32) * 32 + a.thread % 32] > o.warpEpoch)
     return true;
+  // An mbarrier: a thread that saw a phase complete is ordered after what the phase's arrivals
+  // (and the copies it landed) did before it.
+  if (order_ && a.thread < order_->proxy()) {
+    const uint32_t slot = o.viaMbarrier ? order_->proxy() : o.thread;
+    if (order_->acquired[static_cast<size_t>(a.thread) * order_->slots + slot] > o.mbarClock) return true;
+  }
   return false;
 }
 
 std::string accessKind(const Access& x, bool isWrite) {
   if (x.atomic) return "atomic";
+  if (x.bulk) return "cp.async.bulk write";
   if (x.async) return "cp.async write";
   return std::string(x.strong ? "strong " : "") + (isWrite ? "write" : "read");
 }
@@ -870,11 +945,11 @@ std::string raceWhere(uint64_t byte) {
   return buf;
 }
 
-void CtaRunner::checkInFlight(const Access& a, const std::string& kind, uint64_t addr, uint64_t size) {
+void CtaRunner::checkInFlight(const Access& a, const std::string& kind, uint64_t addr, uint64_t size, bool write) {
   for (uint64_t k = 0; k < size; ++k) {
     auto it = inFlight_.find(addr + k);
-    if (it == inFlight_.end()) continue;
-    L_.reportInFlightRace(a, kind, it->second.line, it->second.thread, raceWhere(addr + k));
+    if (it == inFlight_.end() || (it->second.kind == InFlightKind::BulkRead && !write)) continue;
+    L_.reportInFlightRace(a, kind, it->second.line, it->second.thread, raceWhere(addr + k), it->second.kind);
     return;  // once per access
   }
 }
@@ -886,7 +961,8 @@ Access CtaRunner::accessBy(const Warp& w, const DInst& I, int lane) const {
   a.line = I.line;
   a.epoch = barrierEpoch_;
   a.warpEpoch = w.syncEpoch;
-  a.warp = w.index;
+  a.warp = static_cast<uint16_t>(w.index);
+  if (order_) a.mbarClock = order_->clock[a.thread];
   return a;
 }
 
@@ -904,7 +980,7 @@ void CtaRunner::recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t
   const std::string spaceName = shared ? "shared" : "global";
   std::lock_guard<std::mutex> lock(L_.raceMutex);
   // Shared bytes a cp.async may still write: any access races with the copy.
-  if (shared && !inFlight_.empty()) checkInFlight(a, accessKind(a, write), addr, size);
+  if (shared && !inFlight_.empty()) checkInFlight(a, accessKind(a, write), addr, size, write);
   // A write that races with earlier writes is a same-value race when it stores, at every byte
   // where it races, the byte the earlier write stored (the access as a whole, not byte by byte).
   bool same = write && storeBytes_;
@@ -1006,6 +1082,7 @@ uint8_t* CtaRunner::memory(Warp& w, const DInst& I, StateSpace space, uint64_t a
                       static_cast<unsigned long long>(addr), static_cast<unsigned long long>(shared_.size()));
         oob(buf);
       }
+      if (write && mbarParked_) wakeMbarrierWaiters();  // the bytes of an mbarrier someone waits on may change
       return shared_.data() + addr;
     case StateSpace::Local: {
       std::vector<uint8_t>& mem = local_[w.index * 32 + static_cast<uint32_t>(lane)];

@@ -151,6 +151,9 @@ struct StackEntry {
 
 // StackEntry::barrier of an entry whose lanes wait at a bar.warp.sync or a .sync collective.
 inline constexpr int8_t kWarpSyncPark = -2;
+// StackEntry::barrier of an entry parked at an mbarrier.try_wait (syncGroup: the mbarrier's
+// shared offset), until a phase completes or the barrier's bytes change.
+inline constexpr int8_t kMbarrierPark = -3;
 
 struct Warp {
   uint32_t index = 0;

@@ -84,6 +84,13 @@ enum class XOp : uint16_t {
   CpAsync,        // cp.async.ca/.cg.shared.global: DInst::call indexes DFunction::asyncCopies
   CpAsyncCommit,  // cp.async.commit_group
   CpAsyncWait,    // cp.async.wait_group N (DInst::call = N), cp.async.wait_all (DInst::waitAll)
+  Mbarrier,       // mbarrier.* and cp.async.mbarrier.arrive: DInst::mbar says which
+  CpAsyncBulk,    // cp.async.bulk (global->shared with an mbarrier, shared->global in a bulk group):
+                  // DInst::call indexes DFunction::bulkCopies
+  CpAsyncBulkCommit,  // cp.async.bulk.commit_group
+  CpAsyncBulkWait,    // cp.async.bulk.wait_group{.read} N (DInst::call = N)
+  Elect,          // elect.sync
+  Mapa,           // mapa: the address in CTA `rank` of the cluster (clusters have one CTA)
   Tex,          // tex.1d/2d/3d/a1d/a2d through a texture object handle
   Suld,         // suld.b / sust.b through a surface object handle
   Sust,
@@ -129,6 +136,10 @@ struct DVideo {
   uint8_t asel[4] = {0, 1, 2, 3};
   uint8_t bsel[4] = {4, 5, 6, 7};
 };
+// The mbarrier operations (docs/EMULATOR.md, "mbarrier"). CpAsyncArrive is
+// cp.async.mbarrier.arrive{.noinc}.
+constexpr uint32_t kMbarrierMaxCount = (1u << 20) - 1;  // the largest arrival count and |tx-count|
+enum class MbarOp : uint8_t { Init, Arrive, ArriveDrop, ExpectTx, CompleteTx, TestWait, TryWait, PendingCount, Inval, CpAsyncArrive };
 
 // Where a symbol lives, resolved when the program is decoded.
 struct SymRef {
@@ -205,6 +216,13 @@ struct DInst {
   bool symbolOperand = false;        // mov/cvta of a variable's address (addrSym, addrOffset)
   bool toSpace = false;              // cvta.to
   bool waitAll = false;              // cp.async.wait_all: commit, then wait for every group
+  // mbarrier: the operation; its result is dst[0] when ndst is 1 (a state, waitComplete or a
+  // pending count), its count, tx-count, state or phase-parity operand src[0] when nsrc >= 1.
+  MbarOp mbar = MbarOp::Init;
+  bool parity = false;               // test_wait/try_wait .parity
+  bool expectTx = false;             // arrive{_drop}.expect_tx: src[0] is the tx-count, the arrival count is 1
+  bool noinc = false;                // cp.async.mbarrier.arrive.noinc
+  bool readOnly = false;             // cp.async.bulk.wait_group.read
   // tex: coordinates per texel (1-3), a layer index first (.a1d/.a2d), integer coordinates.
   uint8_t texDims = 0;
   bool texLayered = false;
@@ -227,6 +245,7 @@ struct DInst {
   uint32_t call = 0;                 // index into DFunction::calls; Unsupported: into Program::unsupported;
                                      // CpAsync: into DFunction::asyncCopies; CpAsyncWait: N;
                                      // the tensor-core XOps: into DFunction::matrixOps
+                                     // CpAsyncBulk: into DFunction::bulkCopies; CpAsyncBulkWait: N
   // For messages and metrics.
   uint32_t line = 0;
   const Instruction* ir = nullptr;
@@ -277,6 +296,25 @@ struct DMatrixOp {
   uint32_t strideSlot = 0;
 };
 
+// The operands of a cp.async.bulk: the destination is DInst's address, the size src[0] (a tensor
+// copy's coordinates src[0..rank-1]).
+// Global to shared memory completes tx bytes on the mbarrier at `mbar`; shared to global memory
+// belongs to the thread's bulk groups.
+struct DBulkCopy {
+  DAddress src;
+  DAddress mbar;
+  bool toGlobal = false;     // cp.async.bulk.global.shared::cta.bulk_group
+  bool fromShared = false;   // cp.async.bulk.shared::cluster.shared::cta (a copy inside the CTA)
+  // cp.async.bulk.tensor.{1..5}d...tile: the box at the coordinates src[0..rank-1] of the tensor
+  // map at `tensorMap` (a register or a parameter's name); `src` is not used.
+  uint8_t tensorRank = 0;
+  DAddress tensorMap;
+  // cp.reduce.async.bulk (into global memory): each element of the destination becomes
+  // `reduce` of it and the source's, of DInst::t.
+  bool reduction = false;
+  AtomOp reduce = AtomOp::Add;
+};
+
 struct DFunction {
   const Function* ir = nullptr;
   std::string name;
@@ -300,6 +338,7 @@ struct DFunction {
   std::vector<DCall> calls;
   std::vector<DAsyncCopy> asyncCopies;
   std::vector<DMatrixOp> matrixOps;
+  std::vector<DBulkCopy> bulkCopies;
 };
 
 struct DGlobal {

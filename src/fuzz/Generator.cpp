@@ -368,6 +368,7 @@ GeneratedKernel Gen::run() {
   m += fmt::format(".shared .align 16 .b8 fz_sh[{}];\n", 16 * threads());
   m += fmt::format(".shared .align 16 .b8 fz_shacc[{}];\n", 4 * kShAcc);
   if (usesDynShared) m += ".extern .shared .align 16 .b8 fz_dsh[];\n";
+  if (opts.asyncCopies) m += fmt::format(".shared .align 8 .b8 fz_mbar[{}];\n", 8 * threads());  // one mbarrier per thread
   m += "\n";
   for (const std::string& t : calleeTexts) m += t + "\n";
   m += functionText(k, header);

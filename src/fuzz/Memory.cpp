@@ -610,9 +610,11 @@ void Gen::genExchange(const Ctx& c) {
 // thread's shared row gets 16 bytes of the integer input by cp.async -- one .cg copy, a .ca copy
 // with a src-size constant or register (the rest zero-filled), a .cg copy with an ignore-src
 // predicate (zeros), or an 8-byte and two 4-byte .ca copies --, the group is committed and
-// waited for, and only then does the barrier make it visible to the partner. The barrier after
-// the wait and the one after the read are both needed (a landing, then a row the next exchange
-// overwrites): dead-sync must keep them; ptxrun reports a race without either.
+// waited for (wait_group, wait_all, or the phase of the thread's own mbarrier that
+// cp.async.mbarrier.arrive.noinc completes), and only then does the barrier make it visible to
+// the partner. The barrier after the wait and the one after the read are both needed (a
+// landing, then a row the next exchange overwrites): dead-sync must keep them; ptxrun reports a
+// race without either.
 void Gen::genAsyncExchange(const Ctx& c) {
   const Env& e = fn_->env;
   if (!barriersOk(c) || !e.shRow || !e.inI) {
@@ -651,7 +653,7 @@ void Gen::genAsyncExchange(const Ctx& c) {
       emit(fmt::format("cp.async.ca.shared.global \t[{}+12], [{}+12], 4", row, src.text));
       break;
   }
-  switch (rng.below(3)) {
+  switch (rng.below(4)) {
     case 0:
       emit("cp.async.commit_group");
       emit("cp.async.wait_group \t0");
@@ -659,11 +661,28 @@ void Gen::genAsyncExchange(const Ctx& c) {
     case 1:
       emit("cp.async.wait_all");
       break;
-    default:  // the copies' group, an empty one after it, and a wait that leaves the empty one
+    case 2:  // the copies' group, an empty one after it, and a wait that leaves the empty one
       emit("cp.async.commit_group");
       emit("cp.async.commit_group");
       emit("cp.async.wait_group \t1");
       break;
+    default: {
+      // The copies land with the phase of the thread's own mbarrier (fz_mbar, one per thread,
+      // initialized afresh for each exchange): cp.async.mbarrier.arrive.noinc is its one
+      // arrival, and the thread waits for phase 0 with try_wait.
+      Value bar = newReg(Kind::B32, Uni::Div);
+      emit(fmt::format("mov.u32 \t{}, fz_mbar", bar.text));
+      emit(fmt::format("mad.lo.s32 \t{}, {}, 8, {}", bar.text, e.tid.text, bar.text));
+      emit(fmt::format("mbarrier.init.shared.b64 \t[{}], 1", bar.text));
+      emit(fmt::format("cp.async.mbarrier.arrive.noinc.shared.b64 \t[{}]", bar.text));
+      Value done = newReg(Kind::Pred, Uni::Div);
+      const std::string wait = newLabel("mbar");
+      label(wait);
+      emit(fmt::format("mbarrier.try_wait.parity.shared.b64 \t{}, [{}], 0", done.text, bar.text));
+      emit(fmt::format("@!{} bra \t{}", done.text, wait));
+      shape("exchange.cp_async.mbarrier");
+      break;
+    }
   }
   barrier();
   readSharedRow(partnerThread(), static_cast<unsigned>(rng.below(kRowWords)), c);

@@ -6,6 +6,7 @@
 #include "TestUtil.h"
 #include "ptxopt/emu/Device.h"
 #include "ptxopt/emu/LaunchSpec.h"
+#include "ptxopt/emu/TensorMap.h"
 
 namespace ptxopt::emu {
 namespace {
@@ -717,6 +718,58 @@ TEST(LaunchSpec, TextureParameterRoundTrip) {
   EXPECT_EQ(launchSpecToJson(b), json);
   EXPECT_EQ(std::memcmp(b.params[0].texture.borderColor, t.borderColor, sizeof t.borderColor), 0);
   EXPECT_EQ(describeTexture(b.params[0].texture), "2D layered u8x4 array 8x4x3");
+}
+
+TEST(LaunchSpec, TensorMapParameterRoundTrip) {
+  const std::string text = R"({"grid": [1], "block": [1], "params": [
+    {"name": "in", "buffer": {"type": "f32", "count": 4096}},
+    {"name": "m", "tensormap": {"buffer": "in", "dims": [64, 8, 8], "strides": [256, 2048], "box": [16, 4, 2]}},
+    {"name": "p", "tensormap": {"buffer": "in", "dims": [64], "box": [8]}}]})";
+  LaunchSpec a, b;
+  std::string error;
+  ASSERT_TRUE(parseLaunchSpec(text, "a.json", a, error)) << error;
+  ASSERT_EQ(a.params.size(), 3u);
+  const TensorMapSpec& m = a.params[1].tensorMap;
+  EXPECT_EQ(a.params[1].kind, ParamSpec::Kind::TensorMap);
+  EXPECT_EQ(m.buffer, "in");
+  EXPECT_EQ(m.rank, 3u);
+  EXPECT_EQ(m.strides[1], 2048u);
+  EXPECT_EQ(m.box[2], 2u);
+  const std::string json = launchSpecToJson(a);
+  ASSERT_TRUE(parseLaunchSpec(json, "b.json", b, error)) << error << "\n" << json;
+  EXPECT_EQ(launchSpecToJson(b), json);
+  EXPECT_EQ(b.params[2].tensorMap.rank, 1u);
+  // Strides: one fewer than the dims.
+  const std::string bad = R"({"grid": [1], "block": [1], "params": [{"name": "m", "tensormap": {"buffer": "in", "dims": [64, 8], "strides": [], "box": [16, 4]}}]})";
+  EXPECT_FALSE(parseLaunchSpec(bad, "c.json", b, error));
+  EXPECT_EQ(error, "c.json: params[0].tensormap.strides: expected 1 strides in bytes (dimensions 1 and up)");
+}
+
+TEST(TensorMap, EncodeDecodeAndChecks) {
+  TensorMapDesc d;
+  d.base = 0x100000100;
+  d.rank = 2;
+  d.elemBytes = 4;
+  d.dims = {20, 12, 0, 0, 0};
+  d.strides = {80, 0, 0, 0};
+  d.box = {8, 4, 0, 0, 0};
+  EXPECT_EQ(checkTensorMap(d), "");
+  EXPECT_EQ(d.boxBytes(), 128u);
+  uint8_t bytes[kTensorMapBytes];
+  encodeTensorMap(d, bytes);
+  TensorMapDesc e;
+  ASSERT_TRUE(decodeTensorMap(bytes, e));
+  EXPECT_EQ(e.base, d.base);
+  EXPECT_EQ(e.dims, d.dims);
+  EXPECT_EQ(e.strides, d.strides);
+  EXPECT_EQ(e.box, d.box);
+  bytes[0] ^= 1;  // not a tensor map any more
+  EXPECT_FALSE(decodeTensorMap(bytes, e));
+  d.box[0] = 3;
+  EXPECT_EQ(checkTensorMap(d), "the innermost box (12 bytes) is not a multiple of 16 bytes");
+  d.box[0] = 8;
+  d.strides[0] = 84;
+  EXPECT_EQ(checkTensorMap(d), "dimension 1: stride 84 is not a multiple of 16 below 2^40");
 }
 
 }  // namespace

@@ -25,6 +25,8 @@
 // `ptxrun exec` reads afterwards: "stand-in" when this library is loaded, then racy-launches).
 #include "Runtime.h"
 
+#include "ptxopt/emu/TensorMap.h"
+
 using namespace ptxopt::standin;
 
 namespace {
@@ -796,9 +798,54 @@ cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChan
   return cudaChannelFormatDesc{x, y, z, w, f};
 }
 
-}  // extern "C"
+// cuTensorMapEncodeTiled, the driver function a program reaches through
+// cudaGetDriverEntryPoint{ByVersion}: it writes this emulator's tensor-map layout
+// (include/ptxopt/emu/TensorMap.h) for cp.async.bulk.tensor. Interleave, swizzle and element
+// strides other than 1 are not emulated (CUDA_ERROR_NOT_SUPPORTED); the L2 promotion and the
+// out-of-bounds fill change nothing (outside elements read as zeros).
+static int tensorMapEncodeTiled(void* tensorMap, int dataType, unsigned rank, void* globalAddress, const uint64_t* globalDim,
+                                const uint64_t* globalStrides, const unsigned* boxDim, const unsigned* elementStrides,
+                                int interleave, int swizzle, int /*l2Promotion*/, int /*oobFill*/) {
+  auto bad = [](const std::string& why, int code) {
+    Runtime::warn("cuTensorMapEncodeTiled: " + why);
+    return code;
+  };
+  constexpr int kInvalidValue = 1, kNotSupported = 801;  // CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED
+  // Bytes per element of CUtensorMapDataType 0 (UINT8) to 12 (TFLOAT32_FTZ).
+  static const uint32_t kElemBytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+  if (!tensorMap || !globalDim || !boxDim || (rank > 1 && !globalStrides)) return bad("a null pointer argument", kInvalidValue);
+  if (dataType < 0 || dataType >= static_cast<int>(std::size(kElemBytes)))
+    return bad("data type " + std::to_string(dataType) + " is not emulated", kNotSupported);
+  if (interleave != 0 || swizzle != 0) return bad("interleave and swizzle are not emulated", kNotSupported);
+  ptxopt::emu::TensorMapDesc d;
+  d.rank = rank;
+  d.elemBytes = kElemBytes[dataType];
+  d.base = reinterpret_cast<uint64_t>(globalAddress);
+  for (unsigned k = 0; k < rank && k < 5; ++k) {
+    if (elementStrides && elementStrides[k] != 1) return bad("element strides other than 1 are not emulated", kNotSupported);
+    d.dims[k] = globalDim[k];
+    d.box[k] = boxDim[k];
+    if (k) d.strides[k - 1] = globalStrides[k - 1];
+  }
+  if (std::string why = ptxopt::emu::checkTensorMap(d); !why.empty()) return bad(why, kInvalidValue);
+  ptxopt::emu::encodeTensorMap(d, static_cast<uint8_t*>(tensorMap));
+  return 0;
+}
 
-extern "C" {
+cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** funcPtr, unsigned int, unsigned long long,
+                                             cudaDriverEntryPointQueryResult* status) {
+  if (!symbol || !funcPtr) return rt().fail(cudaErrorInvalidValue);
+  const bool found = std::strcmp(symbol, "cuTensorMapEncodeTiled") == 0;
+  *funcPtr = found ? reinterpret_cast<void*>(&tensorMapEncodeTiled) : nullptr;
+  if (status) *status = found ? cudaDriverEntryPointSuccess : cudaDriverEntryPointSymbolNotFound;
+  if (!found) Runtime::warn(std::string("cudaGetDriverEntryPoint: the driver function ") + symbol + " is not emulated");
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDriverEntryPoint(const char* symbol, void** funcPtr, unsigned long long flags,
+                                    cudaDriverEntryPointQueryResult* status) {
+  return cudaGetDriverEntryPointByVersion(symbol, funcPtr, CUDART_VERSION, flags, status);
+}
 
 cudaError_t cudaProfilerStart() { return cudaSuccess; }
 cudaError_t cudaProfilerStop() { return cudaSuccess; }

@@ -50,8 +50,18 @@ struct BufferInit {
   std::string file;  // resolved against the spec's directory
 };
 
+// A tensor map over a buffer parameter of the launch (docs/EMULATOR.md, "Tensor maps"): the
+// parameter, 128 bytes (a __grid_constant__ CUtensorMap), receives the descriptor.
+struct TensorMapSpec {
+  std::string buffer;                 // the buffer parameter's name; its element type is the map's
+  uint32_t rank = 0;                  // 1 to 5
+  std::array<uint64_t, 5> dims{};     // elements per dimension, innermost first
+  std::array<uint64_t, 4> strides{};  // bytes between consecutive indices of dimensions 1 to rank-1
+  std::array<uint32_t, 5> box{};      // elements per dimension of the box one copy moves
+};
+
 struct ParamSpec {
-  enum class Kind : uint8_t { Buffer, Scalar, Bytes, Texture } kind = Kind::Scalar;
+  enum class Kind : uint8_t { Buffer, Scalar, Bytes, Texture, TensorMap } kind = Kind::Scalar;
   std::string name;
   ElemType type = ElemType::S32;  // element type of a buffer (a texture's channels), type of a scalar
   uint64_t count = 0;             // buffer elements (a texture's: channels per texel times texels)
@@ -63,6 +73,7 @@ struct ParamSpec {
   TextureDesc texture;
   SpecNumber value;               // scalar
   std::vector<uint8_t> bytes;     // raw parameter bytes (structs passed by value)
+  TensorMapSpec tensorMap;
 };
 
 struct LaunchSpec {
