@@ -375,9 +375,7 @@ Coord wc32x8(int l, int i) {
 Coord wa8x16f(int l, int i) {
   return at(grp(l), tig(l) * 2 + (i & 1) + (i >> 1) * 8);
 }
-Coord wc8x32(int l, int i) {
-  return at(grp(l), tig(l) * 2 + (i & 1) + (i >> 1) * 8);
-}
+Coord wc8x32(int l, int i) { return wa8x16f(l, i); }  // the same positions, over 32 columns
 // tf32 m16n16k8: B (8 x 16) is the m16n8k8 B for columns 0-7, then 8-15.
 Coord wb8x16tf32(int l, int i) {
   Coord c = b1688tf32(l, i & 1);
