@@ -6,6 +6,7 @@
 #include <span>
 
 #include "Cta.h"
+#include "ptxopt/support/Text.h"
 #include "Printf.h"
 #include "Semantics.h"
 
@@ -258,15 +259,6 @@ void CtaRunner::atomic(Warp& w, const DInst& I, uint32_t exec) {
 // landing: any access to them by any thread (the issuing one included, another copy included)
 // is a race with the copy; the landing itself is the issuing thread's write at its wait.
 
-namespace {
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-}  // namespace
 
 void CtaRunner::asyncCopy(Warp& w, const DInst& I, uint32_t exec) {
   Frame* f = w.stack.back().frame;
@@ -290,22 +282,22 @@ void CtaRunner::asyncCopy(Warp& w, const DInst& I, uint32_t exec) {
     if (d >= shared_.size() || shared_.size() - d < size) {
       std::string why;
       if (windowOf(d) == StateSpace::Shared)
-        why = "destination " + hex(d) +
+        why = "destination " + hexNumber(d) +
               " is a generic address: cp.async.shared takes a shared-space address (cvta.to.shared)";
       else if (windowOf(d) != StateSpace::Global || L_.global->holding(d))
-        why = "destination " + hex(d) + " is not in shared memory (" +
+        why = "destination " + hexNumber(d) + " is not in shared memory (" +
               (windowOf(d) == StateSpace::Global
                    ? std::string("a global address")
                    : "in the " + std::string(spaceName(windowOf(d))).substr(1) + " window") +
               "): cp.async writes shared memory";
       else
-        why = "out-of-bounds destination: shared offset " + hex(d) + ", the CTA has " + std::to_string(shared_.size()) +
+        why = "out-of-bounds destination: shared offset " + hexNumber(d) + ", the CTA has " + std::to_string(shared_.size()) +
               " bytes of shared memory";
       faultAt(w, lane, I, sizeText() + ": " + why, FaultKind::Address);
     }
     if (d % size)
       faultAt(w, lane, I,
-              "misaligned " + sizeText() + ": destination at shared address " + hex(d) + " (cp-size " +
+              "misaligned " + sizeText() + ": destination at shared address " + hexNumber(d) + " (cp-size " +
                   std::to_string(size) + " needs " + std::to_string(size) + "-byte alignment)",
               FaultKind::Address);
     // How many source bytes it reads.
@@ -327,12 +319,12 @@ void CtaRunner::asyncCopy(Warp& w, const DInst& I, uint32_t exec) {
     if (n) {
       if (windowOf(src) != StateSpace::Global)
         faultAt(w, lane, I,
-                sizeText() + ": source " + hex(src) + " is not a global address (it is in the " +
+                sizeText() + ": source " + hexNumber(src) + " is not a global address (it is in the " +
                     std::string(spaceName(windowOf(src))).substr(1) + " window): cp.async reads global memory",
                 FaultKind::Address);
       if (src % size)
         faultAt(w, lane, I,
-                "misaligned " + sizeText() + ": source at global address " + hex(src) + " (cp-size " +
+                "misaligned " + sizeText() + ": source at global address " + hexNumber(src) + " (cp-size " +
                     std::to_string(size) + " needs " + std::to_string(size) + "-byte alignment)",
                 FaultKind::Address);
       // Naturally aligned pieces (8, 4, 2, 1 bytes): the address is aligned to cp-size.

@@ -62,6 +62,28 @@ inline void storeElement(uint8_t* p, unsigned eb, uint64_t v) {
   }
 }
 
+// `n` bytes between global memory and a host buffer, in naturally aligned pieces of up to 8
+// bytes, each a relaxed atomic access as ld/st make (CTAs on other host threads may touch them).
+inline void loadGlobalBytes(uint8_t* out, const uint8_t* p, uint64_t n) {
+  for (uint64_t off = 0; off < n;) {
+    unsigned piece = 8;
+    while (piece > n - off || (reinterpret_cast<uintptr_t>(p + off) & (piece - 1))) piece /= 2;
+    const uint64_t v = loadElement(p + off, piece);
+    std::memcpy(out + off, &v, piece);
+    off += piece;
+  }
+}
+inline void storeGlobalBytes(uint8_t* p, const uint8_t* in, uint64_t n) {
+  for (uint64_t off = 0; off < n;) {
+    unsigned piece = 8;
+    while (piece > n - off || (reinterpret_cast<uintptr_t>(p + off) & (piece - 1))) piece /= 2;
+    uint64_t v = 0;
+    std::memcpy(&v, in + off, piece);
+    storeElement(p + off, piece, v);
+    off += piece;
+  }
+}
+
 // Lanes grouped by a per-lane key (a branch target, a callee), in the order the keys first
 // appear from the lowest lane: (key, lanes).
 using LaneGroups = std::vector<std::pair<uint32_t, uint32_t>>;

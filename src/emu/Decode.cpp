@@ -513,8 +513,9 @@ bool Decoder::decodeAddress(const Operand& o, DAddress& a) {
 
 // The instructions the opcode table marks as asynchronous memory operations (OpFlag::AsyncMemory):
 // mbarrier and cp.async.mbarrier.arrive (decodeMbarrier), the bulk copies (decodeBulk), and the
-// non-bulk cp.async copy with its commit_group, wait_group and wait_all run; the tensor copies,
-// cp.reduce.async.bulk, st.async, red.async, wgmma and tcgen05 do not. Forms the PTX ISA does not
+// non-bulk cp.async copy with its commit_group, wait_group and wait_all run (the tiled tensor
+// copies and cp.reduce.async.bulk into global memory among the bulk ones); st.async, red.async,
+// wgmma and tcgen05 do not. Forms the PTX ISA does not
 // allow (a cp-size other than 4, 8 or 16; .cg with one other than 16; state spaces other than
 // .shared{::cta} and .global; a malformed operand list) are invalid.
 bool Decoder::decodeAsync(DFunction& f, const Instruction& inst, DInst& di) {
@@ -714,8 +715,9 @@ bool Decoder::decodeMbarrier(DFunction& f, const Instruction& inst, DInst& di) {
 // the CTA's shared memory to shared memory, completing tx bytes on an mbarrier
 // (.mbarrier::complete_tx::bytes), and shared memory to global memory in bulk groups
 // (.bulk_group); cp.async.bulk.commit_group and wait_group{.read} N; cp.async.bulk.prefetch (no
-// effect). The tensor copies, cp.reduce.async.bulk, .multicast::cluster and .cp_mask are not
-// emulated.
+// effect); the tiled tensor copies (decodeTensorCopy) and cp.reduce.async.bulk into global memory
+// of 32- and 64-bit elements. .multicast::cluster, .cp_mask, im2col and the reductions into
+// shared memory are not emulated.
 bool Decoder::decodeBulk(DFunction& f, const Instruction& inst, DInst& di) {
   std::vector<StateSpace> spaces;
   DBulkCopy c;
@@ -1098,10 +1100,6 @@ bool parseMatrixShape(std::string_view s, MmaForm& f) {
   return true;
 }
 
-// Registers an element of a fragment takes: .b32 registers hold 32 / bits elements, .f64 one.
-unsigned elementsPerRegister(MmaType t) {
-  return t == MmaType::F64 ? 1 : 32 / mmaTypeBits(t);
-}
 
 }  // namespace
 
@@ -1273,7 +1271,7 @@ bool Decoder::decodeMma(const Instruction& inst, MatrixQualifiers& q, bool isWmm
   for (int k = 0; k < 4; ++k) {
     if (!matrixRegisters(inst, inst.operand(k), *lists[k])) return false;
     // mma: exactly the fragment; wmma: the fragment, possibly repeated.
-    const unsigned have = static_cast<unsigned>(lists[k]->size()) * elementsPerRegister(t[static_cast<size_t>(k)]);
+    const unsigned have = static_cast<unsigned>(lists[k]->size()) * mmaPerRegister(t[static_cast<size_t>(k)]);
     const unsigned need = layout(roles[k]).perLane;
     if (isWmma ? have % need != 0 || have == 0 : have != need)
       return invalid(q.what + ": fragment " + "dabc"[k] + " has " + std::to_string(lists[k]->size()) +
@@ -1322,7 +1320,7 @@ bool Decoder::decodeWmmaAccess(DFunction& f, const Instruction& inst, MatrixQual
   if (!decodeAddress(addr, di)) return false;
   std::vector<uint32_t>& regs = load ? op.d : op.a;
   if (!matrixRegisters(inst, inst.operand(load ? 0 : 1), regs)) return false;
-  const unsigned have = static_cast<unsigned>(regs.size()) * elementsPerRegister(e);
+  const unsigned have = static_cast<unsigned>(regs.size()) * mmaPerRegister(e);
   if (have == 0 || have % fl.perLane != 0)
     return invalid(q.what + ": the fragment has " + std::to_string(regs.size()) + " register(s), which does not fit");
   if (n == 3) {

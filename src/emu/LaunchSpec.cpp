@@ -208,7 +208,12 @@ void tensorMapParam(const json& t, const std::string& field, ParamSpec& p) {
   for (uint32_t k = 0; k < m.rank; ++k) m.dims[k] = count(t["dims"][k], field + ".dims[" + std::to_string(k) + "]");
   if (!t.contains("box") || !t["box"].is_array() || t["box"].size() != m.rank)
     fail(field + ".box", "expected " + std::to_string(m.rank) + " box sizes, one per dimension");
-  for (uint32_t k = 0; k < m.rank; ++k) m.box[k] = static_cast<uint32_t>(count(t["box"][k], field + ".box[" + std::to_string(k) + "]"));
+  for (uint32_t k = 0; k < m.rank; ++k) {
+    const std::string at = field + ".box[" + std::to_string(k) + "]";
+    const uint64_t v = count(t["box"][k], at);
+    if (v < 1 || v > 256) fail(at, "a box has 1 to 256 elements per dimension");
+    m.box[k] = static_cast<uint32_t>(v);
+  }
   if (t.contains("strides")) {
     if (!t["strides"].is_array() || t["strides"].size() != m.rank - 1)
       fail(field + ".strides", "expected " + std::to_string(m.rank - 1) + " strides in bytes (dimensions 1 and up)");
@@ -721,7 +726,7 @@ std::string launchSpecToJson(const LaunchSpec& spec) {
           return l + "]";
         };
         const bool packed = std::all_of(m.strides.begin(), m.strides.end(), [](uint64_t v) { return v == 0; });
-        out += "\"tensormap\": {\"buffer\": \"" + m.buffer + "\", \"dims\": " + list(m.dims, m.rank) +
+        out += "\"tensormap\": {\"buffer\": " + json(m.buffer).dump() + ", \"dims\": " + list(m.dims, m.rank) +
                (packed ? std::string() : ", \"strides\": " + list(m.strides, m.rank - 1)) + ", \"box\": " + list(m.box, m.rank) +
                "}}";
         break;

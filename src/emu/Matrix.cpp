@@ -15,15 +15,13 @@ namespace {
 
 constexpr uint32_t kFullWarp = 0xFFFFFFFFu;
 
-unsigned perRegister(MmaType t) {
-  return t == MmaType::F64 ? 1 : 32 / mmaTypeBits(t);
-}
 uint64_t elementMask(MmaType t) {
   return mmaTypeBits(t) == 64 ? ~uint64_t(0) : (uint64_t(1) << mmaTypeBits(t)) - 1;
 }
 
-// A rows x cols matrix of raw element bits, row-major. Not zeroed: a gather writes every element
-// (each layout covers its matrix once: tests/unit/MmaTest.cpp).
+// A rows x cols matrix of raw element bits, row-major. Not zeroed: every element is written
+// before it is read, by a gather (each layout covers its matrix once: tests/unit/MmaTest.cpp),
+// by multiplyAccumulate or by the transpose.
 struct Matrix {
   uint8_t rows = 0, cols = 0;
   uint64_t e[32 * 32];
@@ -34,7 +32,7 @@ struct Matrix {
 // Where a fragment repeats the layout, the first copy is the one read.
 void gather(Frame* f, std::span<const uint32_t> regs, MmaType t, const FragmentLayout& L, Matrix& m) {
   m.rows = L.rows, m.cols = L.cols;
-  const unsigned per = perRegister(t), bits = mmaTypeBits(t);
+  const unsigned per = mmaPerRegister(t), bits = mmaTypeBits(t);
   for (int lane = 0; lane < 32; ++lane)
     for (unsigned i = 0; i < L.perLane; ++i) {
       const uint64_t reg = f->slot(regs[i / per])[lane];
@@ -45,7 +43,7 @@ void gather(Frame* f, std::span<const uint32_t> regs, MmaType t, const FragmentL
 
 // Writes `m` into every lane's fragment, every register of it (repeated layouts included).
 void scatter(Frame* f, std::span<const uint32_t> regs, MmaType t, const FragmentLayout& L, Matrix& m) {
-  const unsigned per = perRegister(t), bits = mmaTypeBits(t);
+  const unsigned per = mmaPerRegister(t), bits = mmaTypeBits(t);
   for (size_t r = 0; r < regs.size(); ++r) {
     uint64_t* d = f->slot(regs[r]);
     for (int lane = 0; lane < 32; ++lane) {
@@ -200,7 +198,7 @@ void CtaRunner::wmmaAccess(Warp& w, const DInst& I, const DMatrixOp& op) {
   const bool load = I.op == XOp::WmmaLoad;
   const FragmentLayout L = wmmaFragment(op.form, op.role);
   const unsigned bytes = mmaTypeBits(op.elem) / 8;
-  const unsigned per = perRegister(op.elem), bits = mmaTypeBits(op.elem);
+  const unsigned per = mmaPerRegister(op.elem), bits = mmaTypeBits(op.elem);
   const std::vector<uint32_t>& regs = load ? op.d : op.a;
   const uint64_t* stride = op.hasStride ? f->slot(op.strideSlot) : nullptr;
   uint64_t values[32][32];  // per lane, its perLane elements (a load fills them all)

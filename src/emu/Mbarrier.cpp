@@ -31,6 +31,7 @@
 #include <cstring>
 
 #include "Cta.h"
+#include "ptxopt/support/Text.h"
 
 namespace ptxopt::emu {
 
@@ -60,12 +61,6 @@ uint64_t encodeState(const MbarState& s) {
   const uint64_t tx = static_cast<uint64_t>(static_cast<uint32_t>(s.tx) & ((1u << kTxBits) - 1));
   return (uint64_t(s.pending) & kCountMask) | ((uint64_t(s.expected) & kCountMask) << kExpectedShift) | (tx << kTxShift) |
          (uint64_t(s.valid) << kValidBit) | (uint64_t(s.parity) << kParityBit);
-}
-
-std::string hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 const char* opName(MbarOp op) {
@@ -100,7 +95,7 @@ uint32_t CtaRunner::mbarrierAt(Warp& w, const DInst& I, int lane, StateSpace spa
   const uint8_t* p = memory(w, I, space, addr, 8, lane, write, atomic, nullptr, &resolved);
   if (!isSharedSpace(resolved))
     faultAt(w, lane, I,
-            std::string(I.op == XOp::Mbarrier ? opName(I.mbar) : "cp.async.bulk") + ": the mbarrier at " + hex(addr) +
+            std::string(I.op == XOp::Mbarrier ? opName(I.mbar) : "cp.async.bulk") + ": the mbarrier at " + hexNumber(addr) +
                 " is not in shared memory (it is in the " + std::string(spaceName(resolved)).substr(1) + " space)",
             FaultKind::Address);
   return static_cast<uint32_t>(p - shared_.data());
@@ -234,7 +229,7 @@ bool CtaRunner::mbarrier(Warp& w, const DInst& I, uint32_t exec) {
     MbarState old = decodeState(v);
     MbarState s = old;
     auto fault = [&](const std::string& what) {
-      faultAt(w, lane, I, std::string(opName(I.mbar)) + " on the mbarrier at shared " + hex(at) + ": " + what);
+      faultAt(w, lane, I, std::string(opName(I.mbar)) + " on the mbarrier at shared " + hexNumber(at) + ": " + what);
     };
     auto count = [&](uint64_t c, const char* what) {
       if (c < 1 || c > kMbarrierMaxCount)
@@ -362,17 +357,17 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
     // CTA's own), or of one global allocation; 16-byte aligned.
     auto checkShared = [&](uint64_t a, const char* role) {
       if (windowOf(a) == StateSpace::Shared)
-        fault(std::string(role) + " " + hex(a) + " is a generic address: cp.async.bulk takes a shared-space address (cvta.to.shared)");
+        fault(std::string(role) + " " + hexNumber(a) + " is a generic address: cp.async.bulk takes a shared-space address (cvta.to.shared)");
       if (a >= shared_.size() || shared_.size() - a < size)
-        fault(std::string(role) + " at shared offset " + hex(a) + " is outside the CTA's " + std::to_string(shared_.size()) +
+        fault(std::string(role) + " at shared offset " + hexNumber(a) + " is outside the CTA's " + std::to_string(shared_.size()) +
               " bytes of shared memory");
-      if (a % 16) fault("misaligned " + std::string(role) + " at shared address " + hex(a) + " (16-byte alignment needed)");
+      if (a % 16) fault("misaligned " + std::string(role) + " at shared address " + hexNumber(a) + " (16-byte alignment needed)");
     };
     auto checkGlobal = [&](uint64_t a, const char* role) -> uint8_t* {
       if (windowOf(a) != StateSpace::Global)
-        fault(std::string(role) + " " + hex(a) + " is not a global address (it is in the " +
+        fault(std::string(role) + " " + hexNumber(a) + " is not a global address (it is in the " +
               std::string(spaceName(windowOf(a))).substr(1) + " window)");
-      if (a % 16) fault("misaligned " + std::string(role) + " at global address " + hex(a) + " (16-byte alignment needed)");
+      if (a % 16) fault("misaligned " + std::string(role) + " at global address " + hexNumber(a) + " (16-byte alignment needed)");
       uint8_t* p = L_.global->find(a, size);
       if (!p) fault(std::string(role) + " out of bounds: " + L_.global->describe(a));
       return p;
@@ -382,7 +377,7 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
     std::vector<uint8_t> bytes(size);
     if (c.tensorRank) {
       bytes = std::move(box);
-      if (dst % 128) fault("misaligned destination at shared address " + hex(dst) + " (a tensor copy needs 128-byte alignment)");
+      if (dst % 128) fault("misaligned destination at shared address " + hexNumber(dst) + " (a tensor copy needs 128-byte alignment)");
     } else if (c.toGlobal || c.fromShared) {
       checkShared(src, "source");
       if (L_.opts.checkRaces) recordAccess(w, I, StateSpace::Shared, src, size, lane, false, false);
@@ -390,7 +385,7 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
     } else {
       const uint8_t* p = checkGlobal(src, "source");
       if (L_.opts.checkRaces) recordAccess(w, I, StateSpace::Global, src, size, lane, false, false);
-      std::memcpy(bytes.data(), p, size);
+      loadGlobalBytes(bytes.data(), p, size);
     }
     if (c.toGlobal) {
       checkGlobal(dst, "destination");
@@ -410,7 +405,7 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
     const uint32_t mbar = mbarrierAt(w, I, lane, StateSpace::Shared, addressOf(c.mbar, lane), false, true);
     uint64_t v;
     std::memcpy(&v, shared_.data() + mbar, 8);
-    if (!decodeState(v).valid) fault("its mbarrier at shared " + hex(mbar) + " is not initialized (mbarrier.init)");
+    if (!decodeState(v).valid) fault("its mbarrier at shared " + hexNumber(mbar) + " is not initialized (mbarrier.init)");
     // Its complete-tx (PTX ISA, "mbarrier: tx-count") comes when a wait on the barrier needs it.
     BulkCopy copy{mbar, static_cast<uint32_t>(dst), std::move(bytes), I.line, thread, 0, false};
     if (L_.opts.checkRaces) {
@@ -418,6 +413,9 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
       issueAsyncWrite(w, I, lane, dst, size, copy.id, true);
     }
     bulkToShared_.push_back(std::move(copy));
+    // A warp parked at a wait on this barrier must look again: the copy's complete-tx comes
+    // when a wait needs it.
+    if (mbarParked_) wakeMbarrierWaiters();
   });
 }
 
@@ -436,12 +434,17 @@ std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane,
   TensorMapDesc d;
   if (!decodeTensorMap(raw, d))
     faultAt(w, lane, I,
-            "cp.async.bulk.tensor: the 128 bytes at " + hex(mapAddr) +
+            "cp.async.bulk.tensor: the 128 bytes at " + hexNumber(mapAddr) +
                 " do not hold a tensor map (a launch spec's \"tensormap\" parameter makes one)",
             FaultKind::Address);
   if (d.rank != c.tensorRank)
     faultAt(w, lane, I,
             "cp.async.bulk.tensor." + std::to_string(c.tensorRank) + "d with a tensor map of rank " + std::to_string(d.rank));
+  if (d.boxBytes() > shared_.size())  // before reading it: a box may be far larger than any CTA's shared memory
+    faultAt(w, lane, I,
+            "cp.async.bulk.tensor: the box (" + std::to_string(d.boxBytes()) + " bytes) is larger than the CTA's " +
+                std::to_string(shared_.size()) + " bytes of shared memory",
+            FaultKind::Address);
   Frame* f = w.stack.back().frame;
   int64_t coord[5] = {0, 0, 0, 0, 0};
   for (uint32_t k = 0; k < d.rank; ++k) coord[k] = static_cast<int32_t>(f->slot(I.src[k])[lane]);
@@ -457,9 +460,9 @@ std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane,
     }
     if (inside) {
       const uint8_t* p = L_.global->find(addr, d.elemBytes);
-      if (!p) faultAt(w, lane, I, "cp.async.bulk.tensor: element at " + hex(addr) + ": " + L_.global->describe(addr), FaultKind::Address);
+      if (!p) faultAt(w, lane, I, "cp.async.bulk.tensor: element at " + hexNumber(addr) + ": " + L_.global->describe(addr), FaultKind::Address);
       if (L_.opts.checkRaces) recordAccess(w, I, StateSpace::Global, addr, d.elemBytes, lane, false, false);
-      std::memcpy(out.data() + e * d.elemBytes, p, d.elemBytes);
+      loadGlobalBytes(out.data() + e * d.elemBytes, p, d.elemBytes);
     }
     for (uint32_t k = 0; k < d.rank && ++index[k] == d.box[k]; ++k) index[k] = 0;  // next element, innermost first
   }
@@ -518,7 +521,7 @@ void CtaRunner::landBulkStores(uint32_t thread, uint64_t limit) {
         atomicUpdate(p + k, eb, true, [&](uint64_t old) { return atomicCombine(s.reduce, s.type, eb * 8, old, y, 0); });
       }
     } else {
-      std::memcpy(p, s.bytes.data(), s.bytes.size());
+      storeGlobalBytes(p, s.bytes.data(), s.bytes.size());
     }
     if (!L_.opts.checkRaces) continue;
     const Warp& w = warps_[thread / 32];

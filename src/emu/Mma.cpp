@@ -27,6 +27,8 @@ unsigned mmaTypeBits(MmaType t) {
   }
 }
 
+unsigned mmaPerRegister(MmaType t) { return t == MmaType::F64 ? 1 : 32 / mmaTypeBits(t); }
+
 const char* mmaTypeName(MmaType t) {
   switch (t) {
     case MmaType::F16:

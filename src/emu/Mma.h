@@ -13,6 +13,8 @@ enum class MmaType : uint8_t { None, F16, BF16, TF32, F32, F64, S8, U8, S32 };
 // Bits one element takes in its register (f16/bf16: 16, two to a .b32; s8/u8: 8, four to a .b32;
 // tf32, f32, s32: 32; f64: 64).
 unsigned mmaTypeBits(MmaType t);
+// Elements of type `t` one 32-bit fragment register holds (an f64 takes a 64-bit register).
+unsigned mmaPerRegister(MmaType t);
 const char* mmaTypeName(MmaType t);
 
 // One matrix multiply-accumulate D = A * B + C: A is m x k, B is k x n, C and D are m x n (or

@@ -834,7 +834,7 @@ static int tensorMapEncodeTiled(void* tensorMap, int dataType, unsigned rank, vo
 
 cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** funcPtr, unsigned int, unsigned long long,
                                              cudaDriverEntryPointQueryResult* status) {
-  if (!symbol || !funcPtr) return rt().fail(cudaErrorInvalidValue);
+  if (!symbol || !funcPtr) return fail(cudaErrorInvalidValue);
   const bool found = std::strcmp(symbol, "cuTensorMapEncodeTiled") == 0;
   *funcPtr = found ? reinterpret_cast<void*>(&tensorMapEncodeTiled) : nullptr;
   if (status) *status = found ? cudaDriverEntryPointSuccess : cudaDriverEntryPointSymbolNotFound;
