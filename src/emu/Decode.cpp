@@ -1009,7 +1009,7 @@ bool Decoder::decodeMma(const Instruction& inst, MatrixQualifiers& q, bool isWmm
   return true;
 }
 
-// wgmma (PTX ISA 9.0, 9.7.15 "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"):
+// wgmma (PTX ISA, section 9.7.15 "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"):
 // .fence, .commit_group, .wait_group N and .mma_async, each .sync{.aligned}.
 bool Decoder::decodeWgmma(DFunction& f, const Instruction& inst, DInst& di) {
   MatrixQualifiers q;
@@ -1037,7 +1037,7 @@ bool Decoder::decodeWgmma(DFunction& f, const Instruction& inst, DInst& di) {
     f.matrixOps.push_back(std::move(op));
     return true;
   }
-  if (!q.leftover().empty()) return invalid(q.leftover().replace(q.leftover().find("is not emulated"), 15, "is not a form of it"));
+  if (!q.quals.empty()) return invalid(q.what + " takes no ." + q.quals[0]);
   if (form == "wait_group") {
     if (inst.numOperands() != 1 || !inst.operand(0).isImm() || inst.operand(0).value < 0 ||
         inst.operand(0).value > 0xFFFFFFFFll)
@@ -1051,7 +1051,7 @@ bool Decoder::decodeWgmma(DFunction& f, const Instruction& inst, DInst& di) {
   return true;
 }
 
-// wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype (PTX ISA 9.0, 9.7.15.5.2): operands
+// wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype (PTX ISA, section 9.7.15.5.2): operands
 // d, a (a descriptor or four registers), b's descriptor, scale-d, then, for f16/bf16 and tf32,
 // imm-scale-a and imm-scale-b, and for f16/bf16 imm-trans-a (descriptor A only) and imm-trans-b.
 bool Decoder::decodeWgmmaMma(DFunction& f, const Instruction& inst, MatrixQualifiers& q, DMatrixOp& op) {

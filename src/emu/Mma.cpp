@@ -436,19 +436,6 @@ MatrixDescriptor decodeMatrixDescriptor(uint64_t bits) {
   return d;
 }
 
-const char* swizzleName(Swizzle s) {
-  switch (s) {
-    case Swizzle::B128:
-      return "128B";
-    case Swizzle::B64:
-      return "64B";
-    case Swizzle::B32:
-      return "32B";
-    default:
-      return "none";
-  }
-}
-
 unsigned swizzleBytes(Swizzle s) {
   switch (s) {
     case Swizzle::B128:
@@ -468,7 +455,8 @@ uint32_t swizzleAddress(Swizzle s, uint32_t a) {
   return a ^ (row << 4);
 }
 
-uint32_t descriptorElementAddress(const MatrixDescriptor& d, unsigned elemBytes, bool mnMajor, unsigned mn, unsigned k) {
+uint32_t descriptorElementAddress(const MatrixDescriptor& d, unsigned elemBytes, bool mnMajor, unsigned mn,
+                                  unsigned k) {
   const unsigned W = swizzleBytes(d.swizzle);
   const bool swizzled = d.swizzle != Swizzle::None;
   uint32_t off;

@@ -1,5 +1,5 @@
 // Warpgroup MMA (sm_90a): wgmma.fence, wgmma.mma_async, wgmma.commit_group and
-// wgmma.wait_group (PTX ISA 9.0, 9.7.15; docs/EMULATOR.md, "Tensor cores"). A warpgroup is four
+// wgmma.wait_group (PTX ISA, section 9.7.15; docs/EMULATOR.md, "Tensor cores"). A warpgroup is four
 // consecutive warps, the first with a warp index that is a multiple of 4; each of its warps
 // executes each of these instructions with all 32 lanes. The multiply of a warpgroup is the rule
 // of Mma.h over a 64 x N accumulator whose rows 16w .. 16w+15 the group's warp w holds, and those
@@ -32,7 +32,7 @@ const char* wgmmaName(XOp op) {
 }
 
 // Element (row, col) of the 16 x N accumulator slice that element i of lane `lane` holds (PTX
-// ISA 9.0, 9.7.15.5.1.2, the register fragment of D): lane / 4 is the row, 8 below for
+// ISA, section 9.7.15.5.1.1.1, the register fragment of D): lane / 4 is the row, 8 below for
 // elements 2 and 3 of each group of 4; each group of 4 is the next 8 columns, lane % 4 picking
 // the column pair.
 int accRow(int lane, unsigned i) {
@@ -50,8 +50,9 @@ uint64_t signBit(MmaType t) {
 template <typename Fault>
 uint64_t uniform(const uint64_t* v, const char* what, Fault&& fault) {
   for (int lane = 1; lane < 32; ++lane)
-    if (v[lane] != v[0]) fault(lane, std::string(what) + " differs between the lanes of the warp (lane 0 and lane " +
-                                         std::to_string(lane) + "); it is one value for the warpgroup");
+    if (v[lane] != v[0])
+      fault(lane, std::string(what) + " differs between the lanes of the warp (lane 0 and lane " +
+                      std::to_string(lane) + "); it is one value for the warpgroup");
   return v[0];
 }
 
@@ -66,8 +67,10 @@ void CtaRunner::checkWarpgroup(const Warp& w, const DInst& I, uint32_t exec) {
     char lanes[16];
     std::snprintf(lanes, sizeof lanes, "0x%08x", exec);
     faultAt(w, std::countr_zero(exec), I,
-            name + " is .sync.aligned over a warpgroup: all 32 lanes of each of its 4 warps must execute it together, "
-                   "but only lanes " + lanes + " of warp " + std::to_string(w.index) + " do here");
+            name +
+                " is .sync.aligned over a warpgroup: all 32 lanes of each of its 4 warps must execute it together, "
+                "but only lanes " +
+                lanes + " of warp " + std::to_string(w.index) + " do here");
   }
   const uint32_t first = w.index / 4 * 4;
   for (uint32_t g = first; g < first + 4; ++g)
@@ -117,15 +120,15 @@ void CtaRunner::wgmmaIssue(Warp& w, const DInst& I) {
   p.group = s.committed;
   if (!op.aInRegs) p.descA = uniform(f->slot(op.descASlot), "a-desc", fault);
   p.descB = uniform(f->slot(op.descBSlot), "b-desc", fault);
+  // The base offset applies to the swizzled modes only.
   for (uint64_t desc : {op.aInRegs ? p.descB : p.descA, p.descB})
-    if (const MatrixDescriptor d = decodeMatrixDescriptor(desc); d.baseOffset != 0)
+    if (const MatrixDescriptor d = decodeMatrixDescriptor(desc); d.baseOffset != 0 && d.swizzle != Swizzle::None)
       fault(0, "a matrix descriptor with a base offset (" + std::to_string(d.baseOffset) + ") is not emulated");
-  p.scaleD = op.scaleDConst ? op.scaleD
-                            : ((uniform(f->slot(op.scaleDSlot), "scale-d", fault) & 1) != 0) != op.scaleDNegated;
+  p.scaleD =
+      op.scaleDConst ? op.scaleD : ((uniform(f->slot(op.scaleDSlot), "scale-d", fault) & 1) != 0) != op.scaleDNegated;
   for (uint32_t r : op.a) p.a.insert(p.a.end(), f->slot(r), f->slot(r) + 32);
-  const bool chained = std::any_of(s.ops.begin(), s.ops.end(), [&](const PendingWgmma& o) {
-    return o.frame == f && o.op->d == op.d;
-  });
+  const bool chained =
+      std::any_of(s.ops.begin(), s.ops.end(), [&](const PendingWgmma& o) { return o.frame == f && o.op->d == op.d; });
   if (!chained)
     for (uint32_t r : op.d) p.accAtIssue.insert(p.accAtIssue.end(), f->slot(r), f->slot(r) + 32);
   s.ops.push_back(std::move(p));
@@ -146,7 +149,7 @@ void CtaRunner::wgmmaComplete(Warp& w, const DInst& I, const PendingWgmma& p) {
     StateSpace space = StateSpace::Shared;
     return loadElement(memory(w, I, space, addr, bytes, 0, false, false, nullptr), bytes);
   };
-  // A: from the registers at issue, in mma.sync's m16n8kK A fragment (PTX ISA 9.0, 9.7.15.5.1.2:
+  // A: from the registers at issue, in mma.sync's m16n8kK A fragment (PTX ISA, section 9.7.15.5.1.1.1:
   // the same layout per warp), or from shared memory.
   if (op.aInRegs) {
     MmaForm frag = F;
@@ -162,7 +165,8 @@ void CtaRunner::wgmmaComplete(Warp& w, const DInst& I, const PendingWgmma& p) {
   } else {
     const MatrixDescriptor d = decodeMatrixDescriptor(p.descA);
     for (unsigned r = 0; r < rows; ++r)
-      for (unsigned c = 0; c < k; ++c) A[r * k + c] = shared(descriptorElementAddress(d, eb, op.transA, firstRow + r, c), eb);
+      for (unsigned c = 0; c < k; ++c)
+        A[r * k + c] = shared(descriptorElementAddress(d, eb, op.transA, firstRow + r, c), eb);
   }
   const MatrixDescriptor db = decodeMatrixDescriptor(p.descB);
   for (unsigned r = 0; r < k; ++r)
