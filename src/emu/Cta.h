@@ -221,6 +221,7 @@ class CtaRunner {
     std::vector<uint64_t> accAtIssue;  // the accumulator at issue when no earlier pending op writes it
     uint32_t line = 0;
     uint64_t group = 0;
+    uint64_t epoch = 0;  // the CTA's barrier epoch at issue (the race check)
   };
   struct WgmmaWarp {
     std::vector<PendingWgmma> ops;  // issued, not completed, oldest first
@@ -231,6 +232,9 @@ class CtaRunner {
   void checkWarpgroup(const Warp& w, const DInst& I, uint32_t exec);
   void wgmmaIssue(Warp& w, const DInst& I);
   void wgmmaComplete(Warp& w, const DInst& I, const PendingWgmma& p);
+  // The race check of bytes `p` reads (as `thread`) at completion: a write after a barrier that followed the
+  // issue was made while the operation was in flight. True when it reported one.
+  bool checkWgmmaRead(const PendingWgmma& p, uint32_t thread, uint64_t addr, unsigned bytes);
   void combineCollective(std::span<const Warp::CollectivePart> parts);
 
   [[noreturn]] void faultAt(const Warp& w, int lane, const DInst& I, const std::string& what,

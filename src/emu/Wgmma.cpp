@@ -118,6 +118,7 @@ void CtaRunner::wgmmaIssue(Warp& w, const DInst& I) {
   p.frame = f;
   p.line = I.line;
   p.group = s.committed;
+  p.epoch = barrierEpoch_;
   if (!op.aInRegs) p.descA = uniform(f->slot(op.descASlot), "a-desc", fault);
   p.descB = uniform(f->slot(op.descBSlot), "b-desc", fault);
   // The base offset applies to the swizzled modes only.
@@ -145,9 +146,12 @@ void CtaRunner::wgmmaComplete(Warp& w, const DInst& I, const PendingWgmma& p) {
   const unsigned rows = 16, n = F.n, k = F.k, eb = mmaTypeBits(F.a) / 8;
   std::vector<uint64_t> A(rows * k), B(static_cast<size_t>(k) * n), C(rows * n), D(rows * n);
   const unsigned firstRow = (w.index % 4) * 16;
+  bool raced = false;  // one report per operation
   auto shared = [&](uint32_t addr, unsigned bytes) {
     StateSpace space = StateSpace::Shared;
-    return loadElement(memory(w, I, space, addr, bytes, 0, false, false, nullptr), bytes);
+    const uint8_t* b = memory(w, I, space, addr, bytes, 0, false, false, nullptr);
+    if (L_.opts.checkRaces && !raced) raced = checkWgmmaRead(p, w.index * 32, addr, bytes);
+    return loadElement(b, bytes);
   };
   // A: from the registers at issue, in mma.sync's m16n8kK A fragment (PTX ISA, section 9.7.15.5.1.1.1:
   // the same layout per warp), or from shared memory.
@@ -206,6 +210,31 @@ void CtaRunner::wgmmaComplete(Warp& w, const DInst& I, const PendingWgmma& p) {
       reg[lane] = v;
     }
   }
+}
+
+// The reads at completion are checked like loads of lane 0 at the wait_group (memory()); a write
+// by another thread that no barrier orders with them is reported there. A write ordered after
+// the issue by a barrier is ordered with the reads too, but a GPU may read the bytes at any
+// time after the issue: it is reported here. (A write in the same barrier epoch as the issue
+// cannot be told from one before the issue, so a write by the warp itself between the issue
+// and the wait is not reported.)
+bool CtaRunner::checkWgmmaRead(const PendingWgmma& p, uint32_t thread, uint64_t addr, unsigned bytes) {
+  std::lock_guard<std::mutex> lock(L_.raceMutex);
+  for (uint64_t k = 0; k < bytes; ++k) {
+    auto it = sharedShadow_.find(addr + k);
+    if (it == sharedShadow_.end() || !it->second.write.valid || it->second.write.epoch <= p.epoch) continue;
+    Access read;
+    read.thread = thread;
+    read.cta = linear_;
+    read.line = p.line;
+    read.valid = true;
+    L_.reportRace("shared", it->second.write, read, accessKind(it->second.write, true), "wgmma.mma_async read",
+                  raceWhere(addr + k), false,
+                  "while the wgmma.mma_async was in flight (a barrier after its issue does not order its "
+                  "asynchronous read: only the wgmma.wait_group that completes it does)");
+    return true;
+  }
+  return false;
 }
 
 }  // namespace ptxopt::emu
