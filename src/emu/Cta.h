@@ -303,6 +303,30 @@ class CtaRunner {
   void matrixLoad(Warp& w, const DInst& I, const DMatrixOp& op);
   void matrixStore(Warp& w, const DInst& I, const DMatrixOp& op);
   void wmmaAccess(Warp& w, const DInst& I, const DMatrixOp& op);
+  // wgmma (Wgmma.cpp; docs/EMULATOR.md, "Tensor cores", warpgroup MMA).
+  struct PendingWgmma {
+    const DMatrixOp* op = nullptr;
+    Frame* frame = nullptr;
+    uint64_t descA = 0, descB = 0;
+    bool scaleD = true;
+    std::vector<uint64_t> a;          // register A: op->a's 4 registers x 32 lanes, at issue
+    std::vector<uint64_t> accAtIssue;  // the accumulator at issue when no earlier pending op writes it
+    uint32_t line = 0;
+    uint64_t group = 0;
+    uint64_t epoch = 0;  // the CTA's barrier epoch at issue (the race check)
+  };
+  struct WgmmaWarp {
+    std::vector<PendingWgmma> ops;  // issued, not completed, oldest first
+    uint64_t committed = 0;         // groups committed so far
+  };
+  std::vector<WgmmaWarp> wgmma_;  // by warp index; allocated at the CTA's first wgmma
+  void wgmma(Warp& w, const DInst& I, uint32_t exec);
+  void checkWarpgroup(const Warp& w, const DInst& I, uint32_t exec);
+  void wgmmaIssue(Warp& w, const DInst& I);
+  void wgmmaComplete(Warp& w, const DInst& I, const PendingWgmma& p);
+  // The race check of bytes `p` reads (as `thread`) at completion: a write after a barrier that followed the
+  // issue was made while the operation was in flight. True when it reported one.
+  bool checkWgmmaRead(const PendingWgmma& p, uint32_t thread, uint64_t addr, unsigned bytes);
   void combineCollective(std::span<const Warp::CollectivePart> parts);
 
   [[noreturn]] void faultAt(const Warp& w, int lane, const DInst& I, const std::string& what,

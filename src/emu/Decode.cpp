@@ -314,6 +314,8 @@ class Decoder {
   bool decodeMatrixMove(const Instruction& inst, MatrixQualifiers& q, DInst& di, DMatrixOp& op);
   bool decodeMma(const Instruction& inst, MatrixQualifiers& q, bool isWmma, DInst& di, DMatrixOp& op);
   bool decodeWmmaAccess(DFunction& f, const Instruction& inst, MatrixQualifiers& q, bool load, DInst& di, DMatrixOp& op);
+  bool decodeWgmma(DFunction& f, const Instruction& inst, DInst& di);
+  bool decodeWgmmaMma(DFunction& f, const Instruction& inst, MatrixQualifiers& q, DMatrixOp& op);
   bool matrixRegisters(const Instruction& inst, const Operand& o, std::vector<uint32_t>& slots);
 
   static constexpr uint32_t kSpecialBase = 0x40000000u;
@@ -514,8 +516,8 @@ bool Decoder::decodeAddress(const Operand& o, DAddress& a) {
 // The instructions the opcode table marks as asynchronous memory operations (OpFlag::AsyncMemory):
 // mbarrier and cp.async.mbarrier.arrive (decodeMbarrier), the bulk copies (decodeBulk), and the
 // non-bulk cp.async copy with its commit_group, wait_group and wait_all run (the tiled tensor
-// copies and cp.reduce.async.bulk into global memory among the bulk ones); st.async, red.async,
-// wgmma and tcgen05 do not. Forms the PTX ISA does not
+// copies and cp.reduce.async.bulk into global memory among the bulk ones); st.async, red.async
+// and tcgen05 do not (wgmma has its own decoder, decodeWgmma). Forms the PTX ISA does not
 // allow (a cp-size other than 4, 8 or 16; .cg with one other than 16; state spaces other than
 // .shared{::cta} and .global; a malformed operand list) are invalid.
 bool Decoder::decodeAsync(DFunction& f, const Instruction& inst, DInst& di) {
@@ -1092,11 +1094,11 @@ bool parseMatrixShape(std::string_view s, MmaForm& f) {
     size_t end = ++pos;
     while (end < s.size() && s[end] >= '0' && s[end] <= '9')
       v[part] = v[part] * 10 + static_cast<unsigned>(s[end++] - '0');
-    if (end == pos || v[part] > 64) return false;
+    if (end == pos || v[part] > 256) return false;
     pos = end;
   }
   if (pos != s.size() || !v[0] || !v[1]) return false;
-  f.m = static_cast<uint8_t>(v[0]), f.n = static_cast<uint8_t>(v[1]), f.k = static_cast<uint8_t>(v[2]);
+  f.m = static_cast<uint16_t>(v[0]), f.n = static_cast<uint16_t>(v[1]), f.k = static_cast<uint16_t>(v[2]);
   return true;
 }
 
@@ -1278,6 +1280,121 @@ bool Decoder::decodeMma(const Instruction& inst, MatrixQualifiers& q, bool isWmm
                      " register(s), which does not fit");
   }
   di.op = isWmma ? XOp::WmmaMma : XOp::Mma;
+  return true;
+}
+
+// wgmma (PTX ISA, section 9.7.15 "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"):
+// .fence, .commit_group, .wait_group N and .mma_async, each .sync{.aligned}.
+bool Decoder::decodeWgmma(DFunction& f, const Instruction& inst, DInst& di) {
+  MatrixQualifiers q;
+  q.what = "wgmma";
+  for (Mod m : inst.mods()) {
+    std::string_view name = modName(m, m_.strings());
+    q.quals.emplace_back(name.substr(name.starts_with('.') ? 1 : 0));
+  }
+  std::string form;
+  for (const char* o : {"fence", "commit_group", "wait_group", "mma_async"})
+    if (q.take(o)) {
+      form = o;
+      break;
+    }
+  if (form.empty()) return fail("wgmma." + (q.quals.empty() ? std::string() : q.quals[0]) + " is not emulated");
+  q.what += "." + form;
+  // .aligned may be left out (ptxas accepts that); the emulator requires it of every warp anyway.
+  q.take("aligned");
+  if (!q.take("sync")) return invalid(q.what + " needs .sync");
+  if (form == "mma_async") {
+    DMatrixOp op;
+    if (!decodeWgmmaMma(f, inst, q, op)) return false;
+    di.op = XOp::WgmmaMma;
+    di.call = static_cast<uint32_t>(f.matrixOps.size());
+    f.matrixOps.push_back(std::move(op));
+    return true;
+  }
+  if (!q.quals.empty()) return invalid(q.what + " takes no ." + q.quals[0]);
+  if (form == "wait_group") {
+    if (inst.numOperands() != 1 || !inst.operand(0).isImm() || inst.operand(0).value < 0 ||
+        inst.operand(0).value > 0xFFFFFFFFll)
+      return invalid("wgmma.wait_group takes one non-negative integer constant");
+    di.op = XOp::WgmmaWait;
+    di.call = static_cast<uint32_t>(inst.operand(0).value);
+    return true;
+  }
+  if (inst.numOperands() != 0) return invalid(q.what + " takes no operands");
+  di.op = form == "fence" ? XOp::WgmmaFence : XOp::WgmmaCommit;
+  return true;
+}
+
+// wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype (PTX ISA, section 9.7.15.5.2): operands
+// d, a (a descriptor or four registers), b's descriptor, scale-d, then, for f16/bf16 and tf32,
+// imm-scale-a and imm-scale-b, and for f16/bf16 imm-trans-a (descriptor A only) and imm-trans-b.
+bool Decoder::decodeWgmmaMma(DFunction& f, const Instruction& inst, MatrixQualifiers& q, DMatrixOp& op) {
+  q.takeShape();
+  op.form = q.shape;
+  op.form.satfinite = q.take("satfinite");
+  q.takeTypes();
+  if (!q.leftover().empty()) return fail(q.leftover());
+  if (!q.shaped) return invalid(q.what + " without a shape");
+  if (q.types.size() != 3) return invalid(q.what + " names the types of D, A and B");
+  MmaForm& F = op.form;
+  F.d = F.c = q.types[0], F.a = q.types[1], F.b = q.types[2];
+  const bool half = F.a == MmaType::F16 || F.a == MmaType::BF16;
+  const bool integer = F.a == MmaType::S8 || F.a == MmaType::U8;
+  const bool typesOk = half       ? F.b == F.a && (F.d == MmaType::F32 || (F.a == MmaType::F16 && F.d == MmaType::F16))
+                       : integer  ? (F.b == MmaType::S8 || F.b == MmaType::U8) && F.d == MmaType::S32
+                       : F.a == MmaType::TF32 ? F.b == F.a && F.d == MmaType::F32
+                                              : false;
+  if (!typesOk)
+    return fail(q.what + " ." + mmaTypeName(F.d) + "." + mmaTypeName(F.a) + "." + mmaTypeName(F.b) + " is not emulated");
+  if (F.satfinite && !integer) return invalid(q.what + ".satfinite is for integer types");
+  const unsigned k = half ? 16 : integer ? 32 : 8;
+  const bool nOk = F.n >= 8 && F.n <= 256 && F.n % 8 == 0 && (!integer || F.n <= 32 || F.n % 16 == 0);
+  if (F.m != 64 || F.k != k || !nOk)
+    return invalid(q.what + " with ." + mmaTypeName(F.a) + " has shape m64nNk" + std::to_string(k) +
+                   " (N a multiple of 8 from 8 to 256" + (integer ? ", of 16 above 32)" : ")"));
+  const uint32_t n = inst.numOperands();
+  if (n < 4) return invalid(q.what + " takes d, a, b-desc and scale-d, and the immediates of its type");
+  if (!matrixRegisters(inst, inst.operand(0), op.d)) return false;
+  const unsigned dRegs = F.n / 2 / (F.d == MmaType::F16 ? 2 : 1);
+  if (op.d.size() != dRegs)
+    return invalid(q.what + ": d has " + std::to_string(op.d.size()) + " register(s), the shape needs " +
+                   std::to_string(dRegs));
+  op.c = op.d;
+  op.aInRegs = inst.operand(1).kind == OperandKind::Vector;
+  if (op.aInRegs) {
+    if (!matrixRegisters(inst, inst.operand(1), op.a)) return false;
+    if (op.a.size() != 4) return invalid(q.what + ": a in registers is four .b32 registers");
+  } else if (!srcSlot(f, inst.operand(1), ScalarType::U64, op.descASlot)) {
+    return false;
+  }
+  if (!srcSlot(f, inst.operand(2), ScalarType::U64, op.descBSlot)) return false;
+  const uint32_t want = integer ? 4 : F.a == MmaType::TF32 ? 6 : op.aInRegs ? 7 : 8;
+  if (n != want)
+    return invalid(q.what + " with ." + mmaTypeName(F.a) + (op.aInRegs ? " and a in registers" : "") + " takes " +
+                   std::to_string(want) + " operands");
+  const Operand& sd = inst.operand(3);
+  if (sd.isImm()) {
+    if (sd.value != 0 && sd.value != 1) return invalid(q.what + "'s scale-d is a predicate or 0 or 1");
+    op.scaleD = sd.value != 0;
+  } else if (sd.kind == OperandKind::Reg && sd.component() == Component::None && sd.id < f.ir->regs().size() &&
+             f.ir->reg(sd.id).type == ScalarType::Pred) {
+    op.scaleDConst = false;
+    op.scaleDSlot = sd.id;
+    op.scaleDNegated = sd.negated();
+  } else {
+    return invalid(q.what + "'s scale-d is a predicate or 0 or 1");
+  }
+  // The immediates: imm-scale-a, imm-scale-b (1 or -1), imm-trans-a, imm-trans-b (0 or 1).
+  for (uint32_t i = 4; i < n; ++i) {
+    const Operand& o = inst.operand(i);
+    const bool scale = i < 6;
+    const bool ok = o.isImm() && (scale ? o.value == 1 || o.value == -1 : o.value == 0 || o.value == 1);
+    if (!ok) return invalid(q.what + ": imm-scale-a/b are 1 or -1, imm-trans-a/b 0 or 1");
+    if (i == 4) op.negA = o.value == -1;
+    if (i == 5) op.negB = o.value == -1;
+    if (i == 6) (op.aInRegs ? op.transB : op.transA) = o.value == 1;
+    if (i == 7) op.transB = o.value == 1;
+  }
   return true;
 }
 
@@ -1511,6 +1628,7 @@ bool Decoder::decodeVideo(const Instruction& inst, VideoOp op, DInst& di) {
 }
 
 bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di) {
+  if (inst.is(Opcode::Wgmma)) return decodeWgmma(f, inst, di);
   if (inst.info().is(OpFlag::AsyncMemory)) return decodeAsync(f, inst, di);
   const OpDecode& d = decodeOf(inst.opcode());
   if (d.family == Family::None) return fail("not emulated");

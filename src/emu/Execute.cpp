@@ -190,6 +190,10 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       case XOp::WmmaLoad:
       case XOp::WmmaStore:
       case XOp::WmmaMma: matrix(w, I, exec); break;
+      case XOp::WgmmaFence:
+      case XOp::WgmmaMma:
+      case XOp::WgmmaCommit:
+      case XOp::WgmmaWait: wgmma(w, I, exec); break;
       case XOp::Shfl:
       case XOp::Vote:
       case XOp::Match:

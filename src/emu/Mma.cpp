@@ -423,4 +423,56 @@ FragmentLayout wmmaFragment(const MmaForm& f, MatrixRole r) {
   return {};
 }
 
+// ---- warpgroup MMA ------------------------------------------------------------------------------
+
+MatrixDescriptor decodeMatrixDescriptor(uint64_t bits) {
+  auto field = [&](unsigned lo) { return static_cast<uint32_t>((bits >> lo) & 0x3FFF) << 4; };
+  MatrixDescriptor d;
+  d.start = field(0);
+  d.leading = field(16);
+  d.stride = field(32);
+  d.baseOffset = static_cast<uint8_t>((bits >> 49) & 7);
+  d.swizzle = static_cast<Swizzle>(bits >> 62);
+  return d;
+}
+
+unsigned swizzleBytes(Swizzle s) {
+  switch (s) {
+    case Swizzle::B128:
+      return 128;
+    case Swizzle::B64:
+      return 64;
+    case Swizzle::B32:
+      return 32;
+    default:
+      return 16;
+  }
+}
+
+uint32_t swizzleAddress(Swizzle s, uint32_t a) {
+  const uint32_t chunks = swizzleBytes(s) / 16;  // 16-byte chunks in a row: 8, 4, 2 (none: 1)
+  const uint32_t row = (a >> 7) & (chunks - 1);  // the row index bits the chunk index takes
+  return a ^ (row << 4);
+}
+
+uint32_t descriptorElementAddress(const MatrixDescriptor& d, unsigned elemBytes, bool mnMajor, unsigned mn,
+                                  unsigned k) {
+  const unsigned W = swizzleBytes(d.swizzle);
+  const bool swizzled = d.swizzle != Swizzle::None;
+  uint32_t off;
+  if (!mnMajor) {
+    // Rows of mn, k contiguous in a row of W bytes (16 without a swizzle).
+    const unsigned perRow = W / elemBytes;
+    // A swizzled row holds all of k (k * elemBytes is 32 bytes for every form).
+    off = (mn % 8) * W + (mn / 8) * d.stride + (k % perRow) * elemBytes;
+    if (!swizzled) off += (k / perRow) * d.leading;
+  } else {
+    // Rows of k, mn contiguous in a row of W bytes.
+    const unsigned perRow = W / elemBytes;
+    off = (k % 8) * W + (mn % perRow) * elemBytes;
+    off += swizzled ? (mn / perRow) * d.leading + (k / 8) * d.stride : (mn / perRow) * d.stride + (k / 8) * d.leading;
+  }
+  return swizzleAddress(d.swizzle, d.start + off);
+}
+
 }  // namespace ptxopt::emu

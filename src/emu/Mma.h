@@ -20,7 +20,7 @@ const char* mmaTypeName(MmaType t);
 // One matrix multiply-accumulate D = A * B + C: A is m x k, B is k x n, C and D are m x n (or
 // several of them side by side: `groups`).
 struct MmaForm {
-  uint8_t m = 0, n = 0, k = 0;
+  uint16_t m = 0, n = 0, k = 0;  // wgmma: n up to 256
   MmaType a = MmaType::None, b = MmaType::None, c = MmaType::None, d = MmaType::None;
   bool satfinite = false;  // integer: clamp to the s32 range instead of wrapping
   // Independent multiply-accumulates in one instruction (sm_70's mma.m8n8k4 .f16: 4, one per
@@ -72,5 +72,43 @@ FragmentLayout wmmaFragment(const MmaForm& f, MatrixRole r);
 inline MatrixCoord matrix8x8Element(int lane, int i) {
   return MatrixCoord{static_cast<uint8_t>(lane >> 2), static_cast<uint8_t>((lane & 3) * 2 + i)};
 }
+
+// ---- warpgroup MMA (wgmma, sm_90a) -------------------------------------------------------------
+// The 64-bit shared-memory matrix descriptor of wgmma.mma_async (PTX ISA, section 9.7.15.5.1.2.2
+// "Matrix Descriptor Format"): bits 0-13 the start address, 16-29 the leading-dimension byte
+// offset, 32-45 the stride-dimension byte offset (each field the byte value >> 4), 49-51 the
+// base offset, 62-63 the swizzle mode. Byte values here.
+enum class Swizzle : uint8_t { None = 0, B128 = 1, B64 = 2, B32 = 3 };
+struct MatrixDescriptor {
+  uint32_t start = 0, leading = 0, stride = 0;  // bytes
+  uint8_t baseOffset = 0;
+  Swizzle swizzle = Swizzle::None;
+};
+MatrixDescriptor decodeMatrixDescriptor(uint64_t bits);
+// The width in bytes of a swizzle mode's rows (128, 64, 32; none: 16, one core-matrix row).
+unsigned swizzleBytes(Swizzle s);
+// The shared-memory address a swizzle mode turns byte address `a` into (PTX ISA, section
+// 9.7.15.5.1.2 "Shared Memory Matrix Layout", the swizzling modes): within each group of 8 rows of
+// swizzleBytes(s) bytes, the 16-byte chunk index (bits 4 and up, as many bits as the row has
+// chunks) is XORed with the row index in the group (bits 7 and up, as many bits). Address bits,
+// not offsets from the matrix start: the pattern repeats every 8 rows of the shared window.
+uint32_t swizzleAddress(Swizzle s, uint32_t a);
+// The shared-memory address of element (mn, k) of the matrix a descriptor describes (A: mn a row
+// of M; B: mn a column of N), elements of `elemBytes` bytes. `mnMajor`: the matrix is stored
+// with consecutive mn contiguous (imm-trans 1, 16-bit elements only); else consecutive k.
+// The canonical layouts (PTX ISA, section 9.7.15.5.1.2), in units of a core matrix, 8 rows of
+// 16 bytes:
+//  * K-major, no swizzle: row mn % 8 of a core matrix at 16 (mn % 8); core matrices along k
+//    `leading` bytes apart, along mn `stride` bytes apart.
+//  * K-major, swizzled (W = 32, 64, 128 bytes): row mn % 8 at W (mn % 8), k contiguous in the
+//    row; groups of 8 rows `stride` bytes apart.
+//  * MN-major, no swizzle: k % 8 at 16 (k % 8), mn contiguous for 16 bytes; core matrices along
+//    mn `stride` bytes apart, along k `leading` bytes apart.
+//  * MN-major, swizzled: mn contiguous for W bytes, k % 8 at W (k % 8); W-byte column blocks
+//    along mn `leading` bytes apart, groups of 8 k `stride` bytes apart.
+// The swizzle applies to the result (swizzleAddress). A base offset other than 0 (the ISA: for a
+// swizzle pattern that does not start at a multiple of 8 rows of its width) is not emulated:
+// wgmma.mma_async faults on one at issue.
+uint32_t descriptorElementAddress(const MatrixDescriptor& d, unsigned elemBytes, bool mnMajor, unsigned mn, unsigned k);
 
 }  // namespace ptxopt::emu

@@ -102,6 +102,12 @@ enum class XOp : uint16_t {
   WmmaLoad,     // wmma.load.{a,b,c}.sync.aligned
   WmmaStore,    // wmma.store.d.sync.aligned
   WmmaMma,      // wmma.mma.sync.aligned
+  // Warpgroup MMA (sm_90a; Wgmma.cpp): DInst::call indexes DFunction::matrixOps (mma_async) or
+  // is N (wait_group).
+  WgmmaFence,   // wgmma.fence.sync.aligned
+  WgmmaMma,     // wgmma.mma_async.sync.aligned
+  WgmmaCommit,  // wgmma.commit_group.sync.aligned
+  WgmmaWait,    // wgmma.wait_group.sync.aligned N
   Unsupported,
 };
 
@@ -294,6 +300,14 @@ struct DMatrixOp {
   bool colMajor = false;        // wmma.load/store: .col (else .row)
   bool hasStride = false;       // wmma.load/store: a stride operand (elements; else the matrix's width)
   uint32_t strideSlot = 0;
+  // wgmma.mma_async: A from registers (op.a) or a descriptor; B's descriptor; scale-d (a
+  // constant or a predicate); imm-scale-a/b -1 (negate); imm-trans-a/b 1 (MN-major).
+  bool aInRegs = false;
+  uint32_t descASlot = 0, descBSlot = 0;
+  bool scaleDConst = true, scaleD = true;
+  uint32_t scaleDSlot = 0;
+  bool scaleDNegated = false;  // `!%p`
+  bool negA = false, negB = false, transA = false, transB = false;
 };
 
 // The operands of a cp.async.bulk: the destination is DInst's address, the size src[0] (a tensor

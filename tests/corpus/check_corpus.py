@@ -59,7 +59,7 @@ EXCLUDED = {
 }
 
 # Instruction families the emulator leaves out by design (see docs/EMULATOR.md).
-NOT_EMULATED = re.compile(r": [^:]*: (?:@!?%\w+ )?(?:w?mma|ldmatrix|stmatrix|wgmma|tex|tld4|txq|suld|sust|sured|suq)\.")
+NOT_EMULATED = re.compile(r": [^:]*: (?:@!?%\w+ )?(?:w?mma|ldmatrix|stmatrix|tex|tld4|txq|suld|sust|sured|suq)\.")
 
 
 def check(path, args):

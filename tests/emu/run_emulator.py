@@ -35,8 +35,6 @@ from skip import finish, skipped  # noqa: E402
 # (PTX build directory name, spec stem) pairs that are not launched, with why: the kernel's PTX in
 # that build has instructions ptxrun does not run by design (docs/EMULATOR.md).
 NOT_RUNNABLE = {
-    ("triton-sm90a", "triton_matmul_fp16"): "tl.dot becomes wgmma on sm_90a, which ptxrun does not run",
-    ("triton-sm90a", "triton_attention"): "tl.dot becomes wgmma on sm_90a, which ptxrun does not run",
 }
 
 

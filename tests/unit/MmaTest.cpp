@@ -163,3 +163,64 @@ TEST(Mma, GroupsMultiplyTheirOwnRowsAndColumns) {
   EXPECT_EQ(D[0], 100u + 1 * 5 + 2 * 7);
   EXPECT_EQ(D[1], 200u + 3 * 6 + 4 * 8);
 }
+
+// ---- wgmma's shared-memory matrix descriptors ---------------------------------------------------
+
+// The descriptors Triton's sm_90a matmul ORs onto (shared address >> 4): A 64B-swizzled with a
+// 512-byte stride, B 128B-swizzled with a 1024-byte stride; both with a 4096-byte leading offset.
+TEST(WgmmaDescriptor, DecodesTheFields) {
+  const MatrixDescriptor a = decodeMatrixDescriptor(0x8000002001000000ull | (0x1230 >> 4));
+  EXPECT_EQ(a.start, 0x1230u);
+  EXPECT_EQ(a.leading, 4096u);
+  EXPECT_EQ(a.stride, 512u);
+  EXPECT_EQ(a.baseOffset, 0);
+  EXPECT_EQ(a.swizzle, Swizzle::B64);
+  const MatrixDescriptor b = decodeMatrixDescriptor(0x4000004001000000ull);
+  EXPECT_EQ(b.stride, 1024u);
+  EXPECT_EQ(b.swizzle, Swizzle::B128);
+  EXPECT_EQ(decodeMatrixDescriptor(0xC000000000000000ull).swizzle, Swizzle::B32);
+  EXPECT_EQ(decodeMatrixDescriptor(0x0006000000000000ull).baseOffset, 3);
+  // Bits outside the fields are ignored: 14 bits each.
+  EXPECT_EQ(decodeMatrixDescriptor(0x0000000000007FFFull).start, 0x3FFFu << 4);
+}
+
+// The swizzle XORs the 16-byte chunk index with address bits 7 and up: 3 bits for 128B, 2 for
+// 64B, 1 for 32B; nothing without one.
+TEST(WgmmaDescriptor, SwizzlesAddresses) {
+  EXPECT_EQ(swizzleAddress(Swizzle::None, 0x3F0u), 0x3F0u);
+  EXPECT_EQ(swizzleAddress(Swizzle::B128, 0x000u), 0x000u);
+  EXPECT_EQ(swizzleAddress(Swizzle::B128, 0x080u), 0x090u);  // row 1: chunk 0 -> 1
+  EXPECT_EQ(swizzleAddress(Swizzle::B128, 0x3F2u), 0x382u);  // row 7: chunk 7 -> 0, byte 2 kept
+  EXPECT_EQ(swizzleAddress(Swizzle::B128, 0x400u), 0x400u);  // the pattern repeats every 1024 bytes
+  EXPECT_EQ(swizzleAddress(Swizzle::B64, 0x180u), 0x1B0u);   // row 3: chunk 0 -> 3
+  EXPECT_EQ(swizzleAddress(Swizzle::B64, 0x200u), 0x200u);   // repeats every 512 bytes
+  EXPECT_EQ(swizzleAddress(Swizzle::B32, 0x080u), 0x090u);
+  EXPECT_EQ(swizzleAddress(Swizzle::B32, 0x100u), 0x100u);   // repeats every 256 bytes
+  // An involution: swizzling twice gives the address back.
+  for (Swizzle s : {Swizzle::B128, Swizzle::B64, Swizzle::B32})
+    for (uint32_t a = 0; a < 4096; a += 2) EXPECT_EQ(swizzleAddress(s, swizzleAddress(s, a)), a);
+}
+
+// Element addresses in the canonical layouts, f16 elements.
+TEST(WgmmaDescriptor, ElementAddresses) {
+  MatrixDescriptor d;
+  d.start = 0x400, d.leading = 128, d.stride = 256;
+  // K-major without a swizzle: 8 x 16-byte core matrices; k 8 and on `leading` further, rows 8
+  // and on `stride` further.
+  EXPECT_EQ(descriptorElementAddress(d, 2, false, 0, 0), 0x400u);
+  EXPECT_EQ(descriptorElementAddress(d, 2, false, 3, 5), 0x400u + 3 * 16 + 10);
+  EXPECT_EQ(descriptorElementAddress(d, 2, false, 9, 13), 0x400u + 256 + 16 + 128 + 10);
+  // MN-major without a swizzle: k rows of 16 bytes; mn 8 and on `stride` further, k 8 and on
+  // `leading` further.
+  EXPECT_EQ(descriptorElementAddress(d, 2, true, 9, 13), 0x400u + 256 + 2 + 128 + 5 * 16);
+  // K-major, 128B: rows 128 bytes apart, k contiguous, then swizzled.
+  d.swizzle = Swizzle::B128, d.stride = 1024, d.start = 0;
+  EXPECT_EQ(descriptorElementAddress(d, 2, false, 1, 0), 0x90u);
+  EXPECT_EQ(descriptorElementAddress(d, 2, false, 9, 9), swizzleAddress(Swizzle::B128, 1024 + 128 + 18));
+  // A start 32 bytes into the row (the second k16 step of a 64-element row) swizzles with it.
+  d.start = 32;
+  EXPECT_EQ(descriptorElementAddress(d, 2, false, 1, 0), (128u + 32) ^ 0x10u);
+  // MN-major, 32B: mn contiguous for 16 elements, then `leading` further; k rows 32 bytes apart.
+  d.start = 0, d.swizzle = Swizzle::B32, d.leading = 256, d.stride = 512;
+  EXPECT_EQ(descriptorElementAddress(d, 2, true, 17, 9), swizzleAddress(Swizzle::B32, 256 + 2 + 32 + 512));
+}

@@ -1,7 +1,7 @@
 # kernel: attention_fwd
 # launch: grid=[ceil(n_ctx/64),1,1] block=[128,1,1] (num_warps=4)
 # spec: tests/emu/specs-triton/triton_attention.json runs the sm_80 build (both tl.dot become
-#       ldmatrix and mma.sync); the sm_90a build's wgmma is not emulated (run_emulator.py).
+#       ldmatrix and mma.sync) and the sm_90a build (wgmma.mma_async, swizzled descriptors).
 # what: a flash-attention forward pass for one head: each program takes 64 query rows, walks the
 #       keys in blocks of 32 with a running row maximum and sum (online softmax), and writes
 #       softmax(Q K^T * scale) V; keys past n_ctx are masked to -inf. Two tl.dot a block.

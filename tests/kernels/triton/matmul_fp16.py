@@ -1,7 +1,7 @@
 # kernel: matmul_fp16
 # launch: grid=[2,2,1] block=[128,1,1] (num_warps=4, 64x64 tile, BLOCK_K=32, num_stages=3)
 # spec: tests/emu/specs-triton/triton_matmul_fp16.json runs the sm_80 build (tl.dot becomes
-#       ldmatrix and mma.sync); the sm_90a build's wgmma is not emulated (run_emulator.py).
+#       ldmatrix and mma.sync) and the sm_90a build (wgmma.mma_async, swizzled descriptors).
 # what: the Triton tutorial's fp16 matmul with fp32 accumulation, software-pipelined loads.
 import triton
 import triton.language as tl
