@@ -76,10 +76,10 @@ void CtaRunner::store(Warp& w, const DInst& I, uint32_t exec) {
   });
 }
 
-const TextureDesc& CtaRunner::objectOf(Warp& w, const DInst& I, int lane, uint64_t h, bool surface, const uint8_t*& texels) {
+const TextureDesc& CtaRunner::objectOf(Warp& w, const DInst& I, int lane, uint64_t h, bool surface, ObjectSeen& seen) {
+  if (seen.desc && seen.handle == h) return *seen.desc;
   const char* kind = surface ? "surface" : "texture";
-  char hex[32];
-  std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(h));
+  const std::string hex = hexNumber(h);
   const TextureDesc* d = L_.global->texture(h);
   if (!d)
     faultAt(w, lane, I, std::string(kind) + " handle " + hex +
@@ -89,13 +89,11 @@ const TextureDesc& CtaRunner::objectOf(Warp& w, const DInst& I, int lane, uint64
   if (d->dims != I.texDims || d->layered != I.texLayered)
     faultAt(w, lane, I, "a " + std::string(I.texLayered ? "layered " : "") + std::to_string(I.texDims) +
                             (surface ? "D access to a surface" : "D fetch from a texture") + " that is " + describeTexture(*d));
-  texels = L_.global->find(d->base, d->spanBytes());
-  if (!texels) {
-    char base[32];
-    std::snprintf(base, sizeof base, "0x%llx", static_cast<unsigned long long>(d->base));
-    faultAt(w, lane, I, "the texels of " + std::string(kind) + " " + std::to_string(h) + " (" + describeTexture(*d) + " at " + base +
-                            ") are not in device memory: " + L_.global->describe(d->base));
-  }
+  const uint8_t* texels = L_.global->find(d->base, d->spanBytes());
+  if (!texels)
+    faultAt(w, lane, I, "the texels of " + std::string(kind) + " " + std::to_string(h) + " (" + describeTexture(*d) + " at " +
+                            hexNumber(d->base) + ") are not in device memory: " + L_.global->describe(d->base));
+  seen = ObjectSeen{h, d, texels};
   return *d;
 }
 
@@ -105,15 +103,10 @@ void CtaRunner::texture(Warp& w, const DInst& I, uint32_t exec) {
   Frame* f = w.stack.back().frame;
   const uint64_t* handles = f->slot(I.src[0]);
   const unsigned first = I.texLayered ? 2 : 1;  // the first coordinate's source
-  uint64_t lastHandle = 0;
-  const TextureDesc* d = nullptr;
-  const uint8_t* texels = nullptr;
+  ObjectSeen seen;
   forLanes(exec, [&](int lane) {
-    const uint64_t h = handles[lane];
-    if (!d || h != lastHandle) {
-      d = &objectOf(w, I, lane, h, false, texels);
-      lastHandle = h;
-    }
+    const TextureDesc* d = &objectOf(w, I, lane, handles[lane], false, seen);
+    const uint8_t* texels = seen.texels;
     uint32_t coords[3] = {0, 0, 0};
     for (unsigned k = 0; k < I.texDims; ++k) coords[k] = static_cast<uint32_t>(f->slot(I.src[first + k])[lane]);
     const int32_t layer = I.texLayered ? static_cast<int32_t>(f->slot(I.src[1])[lane]) : 0;
@@ -140,15 +133,10 @@ void CtaRunner::surface(Warp& w, const DInst& I, uint32_t exec) {
   const uint64_t* handles = f->slot(I.src[0]);
   const unsigned first = I.texLayered ? 2 : 1, ncoords = I.texDims + (I.texLayered ? 1u : 0u);
   const unsigned eb = I.elemBytes, access = eb * I.vec;
-  uint64_t lastHandle = 0;
-  const TextureDesc* d = nullptr;
-  const uint8_t* texels = nullptr;
+  ObjectSeen seen;
   forLanes(exec, [&](int lane) {
-    const uint64_t h = handles[lane];
-    if (!d || h != lastHandle) {
-      d = &objectOf(w, I, lane, h, true, texels);
-      lastHandle = h;
-    }
+    const TextureDesc* d = &objectOf(w, I, lane, handles[lane], true, seen);
+    const uint8_t* texels = seen.texels;
     // Coordinates x (bytes), y, z; then the layer in the dimension after them.
     int64_t c[3] = {0, 0, 0};
     for (unsigned k = 0; k < I.texDims; ++k) c[k] = static_cast<int32_t>(f->slot(I.src[first + k])[lane]);

@@ -293,8 +293,14 @@ class CtaRunner {
   void texture(Warp& w, const DInst& I, uint32_t exec);
   void surface(Warp& w, const DInst& I, uint32_t exec);
   // The texture or surface object `h` names for lane `lane` (faulting when there is none, when it
-  // is the other kind, or when its texels are no longer in device memory), and its texels.
-  const TextureDesc& objectOf(Warp& w, const DInst& I, int lane, uint64_t h, bool surface, const uint8_t*& texels);
+  // is the other kind, or when its texels are no longer in device memory), with its texels in
+  // `seen`, which keeps the last object looked up: lanes with one handle look it up once.
+  struct ObjectSeen {
+    uint64_t handle = 0;
+    const TextureDesc* desc = nullptr;
+    const uint8_t* texels = nullptr;
+  };
+  const TextureDesc& objectOf(Warp& w, const DInst& I, int lane, uint64_t h, bool surface, ObjectSeen& seen);
   void call(Warp& w, const DInst& I, uint32_t exec);
   void printf(Warp& w, const DInst& I, const DCall& c, uint32_t exec);
   void warpCollective(Warp& w, const DInst& I, uint32_t exec);
