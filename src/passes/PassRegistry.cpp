@@ -17,6 +17,7 @@ const std::vector<PassInfo>& allPasses() {
       switchOptPassInfo(),
       predicationPassInfo(),
       maskRegionsPassInfo(),
+      meldPassInfo(),
       breakEdgesPassInfo(),
       plantBugPassInfo(),
       staleCfgPassInfo(),
@@ -43,7 +44,7 @@ const std::vector<std::string_view>& pipelineForLevel(unsigned level) {
       /* -O2 */ {"switch-opt", "branch-opt", "dce", "dead-sync", "nested-cond", "commoning", "select"},
       // -O3 adds mask-regions, which wins on nested divergent kernels and loses on some that
       // ptxas if-converts well itself (docs/passes/mask-regions.md).
-      /* -O3 */ {"switch-opt", "branch-opt", "dce", "dead-sync", "nested-cond", "commoning", "select", "mask-regions"},
+      /* -O3 */ {"switch-opt", "meld", "branch-opt", "dce", "dead-sync", "nested-cond", "commoning", "select", "mask-regions"},
   };
   return kPipelines[std::min(level, 3u)];
 }

@@ -15,6 +15,7 @@ PassInfo nestedCondPassInfo();
 PassInfo switchOptPassInfo();
 PassInfo predicationPassInfo();
 PassInfo maskRegionsPassInfo();
+PassInfo meldPassInfo();
 PassInfo breakEdgesPassInfo();
 PassInfo plantBugPassInfo();
 PassInfo staleCfgPassInfo();

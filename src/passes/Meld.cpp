@@ -1,0 +1,769 @@
+// meld: the two sides of a lane-divergent branch that do the same kind of work become one
+// sequence (control-flow melding, after DARM: Saumya, Sundararajah, Kulkarni, CGO 2022; issue
+// #35, docs/passes/meld.md).
+//
+//   H: ... @%c bra T;          H: ... mov.pred %pm, %c; bra M1;
+//   F: (side R)          ->    M1..Mk: for each pair of blocks (one of T's side, the matching
+//   T: (side L)                        one of F's), the aligned instructions: a pair is one
+//   J: ...                             instruction whose differing operands a selp on %pm
+//                                      chooses; a lone instruction runs under @%pm or @!%pm
+//                                      J: ...
+//
+// Shapes: H's branch may diverge (uniformity, or the profile saw it split); J is H's immediate
+// post-dominator; each side is the single-entry region of blocks its first block reaches before
+// J, leaving only to J, and the two regions have the same shape: a walk from T and F in step
+// pairs every block of one side with one of the other, successor with successor (a conditional
+// branch's two targets in either order), J with J. Every lane then walks the melded blocks along
+// the path its own side took: a melded conditional branch tests the lane's side's condition.
+//
+// Why it is sound: each lane runs exactly its own side's instructions, in their order. A pair
+// runs once for every lane, on the operands of the lane's side; a lone instruction runs only
+// for the lanes of its side. A pair writes one register, so where the two sides' results have
+// different names, the right side's register is renamed to the left side's in the whole right
+// side: allowed when both are private temporaries (the left one written only in the left side,
+// neither read on entry to the right side nor live at J) and no other right register takes the
+// same name. Nothing convergent (barriers, warp collectives), no call, no atomic and no
+// instruction with an effect other than a plain store is melded; a region holding a convergent
+// instruction or a call is left alone, since its lanes would run it in other company.
+#include <algorithm>
+#include <cstdio>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ptxopt/analysis/CfgInfo.h"
+#include "ptxopt/analysis/Dominators.h"
+#include "ptxopt/analysis/Liveness.h"
+#include "ptxopt/analysis/Uniformity.h"
+#include "ptxopt/ir/Cfg.h"
+#include "ptxopt/ir/Module.h"
+#include "ptxopt/ir/Signature.h"
+#include "ptxopt/passes/Passes.h"
+#include "ptxopt/passes/PtxasModel.h"
+
+#include "GuardedCode.h"
+#include "IfRegion.h"
+#include "MeldAlign.h"
+
+namespace ptxopt {
+
+namespace {
+
+// The two sides of a candidate, block by block.
+struct MeldRegion {
+  BasicBlock* header = nullptr;
+  Instruction* branch = nullptr;
+  BasicBlock* join = nullptr;
+  BasicBlock *left = nullptr, *right = nullptr;  // the taken side's first block, the other's
+  BasicBlock* leftFirst = nullptr;               // `left` past the blocks that only jump on
+  // Pairs of blocks (left, right) in the left side's layout order; `swapped` when the right
+  // block's conditional branch reaches the partner of the left one's taken target by falling
+  // through.
+  struct Pair {
+    BasicBlock *l, *r;
+    bool swapped = false;
+  };
+  std::vector<Pair> pairs;
+  std::unordered_set<const BasicBlock*> leftBlocks, rightBlocks;
+};
+
+// The instructions of a block the alignment sees: all but the terminator when it is a branch,
+// and the `.pragma` lines (the melded block takes them from both sides, unguarded).
+std::vector<Instruction*> body(BasicBlock* b) {
+  std::vector<Instruction*> v;
+  for (Instruction* i : b->insts())
+    if (!i->is(Opcode::Pragma)) v.push_back(i);
+  if (!v.empty() && v.back()->is(Opcode::Bra)) v.pop_back();
+  return v;
+}
+
+// A block that only jumps on (no instruction but an unguarded bra, or none, and one successor).
+bool isTrampoline(const BasicBlock* b) {
+  if (b->succs().size() != 1 || b->succs()[0].kind == EdgeKind::Indexed) return false;
+  for (const Instruction* i : b->insts())
+    if (!(i->is(Opcode::Bra) && !i->hasGuard())) return false;
+  return true;
+}
+
+bool sameMods(const Instruction& a, const Instruction& b) {
+  if (a.mods().size() != b.mods().size()) return false;
+  for (size_t k = 0; k < a.mods().size(); ++k)
+    if (a.mods()[k] != b.mods()[k]) return false;
+  return true;
+}
+
+// The type a selp (or a predicate select) choosing between leaves `a` and `b` takes; None when
+// they cannot be chosen between.
+ScalarType selectType(const Function& f, const Operand& a, const Operand& b, ScalarType specType) {
+  unsigned bits = 0;
+  bool pred = false, fimm = false;
+  for (const Operand* o : {&a, &b}) {
+    if (o->kind == OperandKind::Reg) {
+      if (o->component() != Component::None || o->videoSelector()) return ScalarType::None;
+      const RegInfo& ri = f.reg(o->id);
+      if (ri.vec) return ScalarType::None;
+      if (ri.type == ScalarType::Pred) pred = true;
+      unsigned rb = ri.type == ScalarType::Pred ? 1 : typeBits(ri.type);
+      if (bits && bits != rb) return ScalarType::None;
+      bits = rb;
+    } else if (o->kind == OperandKind::FImm) {
+      fimm = true;
+    } else if (o->kind != OperandKind::Imm) {
+      return ScalarType::None;
+    }
+  }
+  if (pred) return a.isReg() && b.isReg() ? ScalarType::Pred : ScalarType::None;
+  if (!bits) bits = specType == ScalarType::None ? 0 : typeBits(specType);
+  if (fimm) {
+    if (specType == ScalarType::F32 && bits == 32) return ScalarType::F32;
+    if (specType == ScalarType::F64 && bits == 64) return ScalarType::F64;
+    return ScalarType::None;
+  }
+  switch (bits) {
+    case 16: return ScalarType::B16;
+    case 32: return ScalarType::B32;
+    case 64: return ScalarType::B64;
+    default: return ScalarType::None;
+  }
+}
+
+// Where `x` leads past the blocks that only jump on (at most 64 of them; stops at `join`).
+BasicBlock* skipTrampolines(BasicBlock* x, const BasicBlock* join) {
+  for (unsigned n = 0; x != join && isTrampoline(x) && x->succs()[0].to != x && n < 64; ++n) x = x->succs()[0].to;
+  return x;
+}
+
+class Meld : public Pass {
+ public:
+  PassResult run(Function& f, FunctionAnalysisManager& am, PassContext& ctx) override {
+    f_ = &f;
+    ctx_ = &ctx;
+    const KnobValues& k = ctx.knobs();
+    minSimilarity_ = k.getFloat("min-similarity");
+    maxBlocks_ = k.getInt("max-blocks");
+    maxInsts_ = k.getInt("max-insts");
+    longLatencyWeight_ = double(k.getInt("long-latency-weight"));
+    memoryWeight_ = double(k.getInt("memory-weight"));
+    prior_ = k.getFloat("divergence-prior");
+    tried_.clear();
+    bool changed = false;
+    for (bool again = true; again;) {
+      again = false;
+      const CfgInfo& cfg = am.get<CfgAnalysis>();
+      const PostDominatorTree& pdt = am.get<PostDominatorAnalysis>();
+      const UniformityInfo& uni = am.get<UniformityAnalysis>();
+      const Liveness& lv = am.get<LivenessAnalysis>();
+      pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
+      DefinitionSites defs(f);
+      for (uint32_t v = 0; v < cfg.size() && !again; ++v) {
+        BasicBlock* h = const_cast<BasicBlock*>(cfg.rpo[v]);
+        Instruction* br = conditionalBranch(*h);
+        if (!br || tried_.count(br)) continue;
+        uint32_t j = pdt.ipdom(v);
+        if (j == pdt.virtualExit) continue;
+        if (tryMeld(h, br, const_cast<BasicBlock*>(cfg.rpo[j]), uni, lv, defs)) {
+          buildCfg(f);
+          am.invalidate(PreservedAnalyses::none());
+          changed = again = true;
+        }
+      }
+    }
+    return changed ? PassResult::changed(PreservedAnalyses::none()) : PassResult::unchanged();
+  }
+
+ private:
+  bool refuse(const MeldRegion& r, const std::string& counter, const std::string& why) {
+    ctx_->count("refused-" + counter);
+    ctx_->remark(r.header, "keep", "branch at line " + std::to_string(r.branch->loc().line) + ": " + why,
+                 {{"line", double(r.branch->loc().line)}});
+    return false;
+  }
+
+  // ---- the shape ------------------------------------------------------------------------
+
+  // Pairs the blocks of the two sides by a walk in step from (l, r); false when the shapes
+  // differ or a side leaves the region other than to the join.
+  bool pairBlocks(MeldRegion& r, std::string& why) {
+    std::unordered_map<const BasicBlock*, BasicBlock*> toRight, toLeft;
+    std::vector<std::pair<BasicBlock*, BasicBlock*>> work{{r.left, r.right}};
+    forward_.clear();
+    std::unordered_map<const BasicBlock*, bool> swapped;
+    auto admissible = [&](BasicBlock* x) {
+      return x != r.header && x != f_->entry() && !(x->hasLabel() && pinned_.count(f_->labelName(x->label())));
+    };
+    // Past the blocks that only jump on, each of which belongs to the side and leads (forward_)
+    // where the walk ends.
+    auto forward = [&](BasicBlock* x, std::unordered_set<const BasicBlock*>& side) {
+      std::vector<BasicBlock*> passed;
+      for (unsigned n = 0; x != r.join && isTrampoline(x) && n < 64; ++n) {
+        if (auto known = forward_.find(x); known != forward_.end()) {
+          x = known->second;
+          break;
+        }
+        if (!admissible(x) || x->succs()[0].to == x) break;
+        side.insert(x);
+        passed.push_back(x);
+        x = x->succs()[0].to;
+      }
+      for (BasicBlock* t : passed) forward_[t] = x;
+      return x;
+    };
+    while (!work.empty()) {
+      auto [a, b] = work.back();
+      work.pop_back();
+      a = forward(a, r.leftBlocks);
+      b = forward(b, r.rightBlocks);
+      if (a == r.join || b == r.join) {
+        if (a != b) return why = "one side reaches the join where the other does not", false;
+        continue;
+      }
+      auto ia = toRight.find(a);
+      auto ib = toLeft.find(b);
+      if (ia != toRight.end() || ib != toLeft.end()) {
+        if (ia == toRight.end() || ib == toLeft.end() || ia->second != b || ib->second != a)
+          return why = "the two sides branch differently", false;
+        continue;
+      }
+      if (!admissible(a) || !admissible(b)) return why = "a side block is the entry, the header or a pinned label", false;
+      if (int64_t(toRight.size()) >= maxBlocks_) return why = "more than max-blocks blocks in a side", false;
+      toRight[a] = b;
+      toLeft[b] = a;
+      if (a->succs().size() != b->succs().size() || a->succs().empty() || a->succs().size() > 2)
+        return why = "the two sides branch differently", false;
+      for (BasicBlock* x : {a, b})
+        for (const Edge& e : x->succs())
+          if (e.kind == EdgeKind::Indexed) return why = "an indexed branch inside a side", false;
+      if (a->succs().size() == 1) {
+        for (BasicBlock* x : {a, b}) {
+          const Instruction* t = x->terminator();
+          if (t && t->info().isTerminator() && !(t->is(Opcode::Bra) && !t->hasGuard()))
+            return why = "a guarded ret, exit or trap inside a side", false;
+        }
+        work.push_back({a->succs()[0].to, b->succs()[0].to});
+        continue;
+      }
+      if (!conditionalBranch(*a) || !conditionalBranch(*b)) return why = "a side block's branch is not a plain conditional bra", false;
+      BasicBlock *at = a->successor(EdgeKind::Taken), *af = a->successor(EdgeKind::FallThrough);
+      BasicBlock *bt = b->successor(EdgeKind::Taken), *bf = b->successor(EdgeKind::FallThrough);
+      // Taken with taken unless that contradicts what is known (the join, a pairing made).
+      auto clash = [&](BasicBlock* x, BasicBlock* y) {
+        x = skipTrampolines(x, r.join);
+        y = skipTrampolines(y, r.join);
+        if ((x == r.join) != (y == r.join)) return true;
+        auto ix = toRight.find(x);
+        auto iy = toLeft.find(y);
+        return (ix != toRight.end() && ix->second != y) || (iy != toLeft.end() && iy->second != x);
+      };
+      bool swap = clash(at, bt) || clash(af, bf);
+      swapped[a] = swap;
+      work.push_back({af, swap ? bt : bf});
+      work.push_back({at, swap ? bf : bt});
+    }
+    // Single entry: a side block is entered only from its own side, its first block from H only.
+    for (auto* m : {&toRight, &toLeft})
+      for (auto& [x, y] : *m) {
+        (m == &toRight ? r.leftBlocks : r.rightBlocks).insert(x);
+        (void)y;
+      }
+    for (const BasicBlock* start : {r.left, r.right})
+      if (start->preds().size() != 1) return why = "a side's first block has other predecessors", false;
+    r.leftFirst = forward(r.left, r.leftBlocks);
+    for (auto* side : {&r.leftBlocks, &r.rightBlocks})
+      for (const BasicBlock* x : *side)
+        for (const BasicBlock* p : x->preds())
+          if (!side->count(p) && !(p == r.header && (x == r.left || x == r.right)))
+            return why = "a side is entered from outside", false;
+    for (BasicBlock* x : f_->blocks())
+      if (toRight.count(x)) r.pairs.push_back({x, toRight[x], swapped.count(x) && swapped[x]});
+    return true;
+  }
+
+  // Why the sides cannot be melded at all (empty when they can).
+  std::string whyNotMeldable(const MeldRegion& r) const {
+    for (const auto& p : r.pairs)
+      for (BasicBlock* x : {p.l, p.r})
+        for (Instruction* i : body(x)) {
+          std::string why = i->is(Opcode::Pragma) ? std::string() : whyNotPredicable(*i);
+          if (!why.empty()) return why + " (line " + std::to_string(i->loc().line) + ")";
+          if (i->has(Mod::Cc) || i->info().is(OpFlag::ReadsCarry))
+            return "a carry-flag instruction (line " + std::to_string(i->loc().line) + ")";
+        }
+    return {};
+  }
+
+  // ---- pairing instructions ------------------------------------------------------------
+
+  double weight(const Instruction& i) const {
+    if (i.info().is(OpFlag::LongLatency)) return longLatencyWeight_;
+    if (i.info().is(OpFlag::MemRead | OpFlag::MemWrite) && !isParamSpace(i.space()) && i.space() != StateSpace::Const)
+      return memoryWeight_;
+    return 1;
+  }
+
+  // Whether the right side's register `rr` may take the left side's name `rl` (see the header).
+  bool renamable(RegId rl, RegId rr) const {
+    if (rl == rr) return true;
+    const RegInfo &a = f_->reg(rl), &b = f_->reg(rr);
+    if (a.type != b.type || a.vec != b.vec || a.scope != 0 || b.scope != 0) return false;
+    const BitVector& inR = lv_->liveIn[region_->right->id()];
+    const BitVector& atJ = lv_->liveIn[region_->join->id()];
+    if (inR.test(rl) || atJ.test(rl) || inR.test(rr) || atJ.test(rr)) return false;
+    return defs_->allIn(rl, [&](const BasicBlock* x) { return region_->leftBlocks.count(x) != 0; });
+  }
+
+  RegId renamed(RegId r) const {
+    auto it = rename_.find(r);
+    return it == rename_.end() ? r : it->second;
+  }
+
+  // The selects a pair of leaves read by two paired instructions needs: 0 when they are the
+  // same (registers compared under `renamedOnly`: the renaming decided; otherwise any renaming
+  // allowed), 1 when a select chooses, -1 when nothing can.
+  int leafSelects(const Operand& a, const Operand& b, ScalarType specType, bool decided) const {
+    if (a.kind == OperandKind::Reg && b.kind == OperandKind::Reg && a.aux == b.aux && a.value == b.value &&
+        a.flags == b.flags) {
+      if (decided ? a.id == renamed(b.id) : renamable(a.id, b.id)) return 0;
+    } else if (a == b) {
+      return 0;
+    }
+    if (a.kind == OperandKind::Address || b.kind == OperandKind::Address) {
+      if (a.kind != b.kind || a.aux != b.aux || a.value != b.value) return -1;
+      if (a.addressBase() != AddressBase::Reg) return a.id == b.id ? 0 : -1;
+      Operand ra = Operand::reg(a.id), rb = Operand::reg(b.id);
+      return selectType(*f_, ra, rb, ScalarType::None) == ScalarType::None ? -1 : 1;
+    }
+    return selectType(*f_, a, b, specType) == ScalarType::None ? -1 : 1;
+  }
+
+  // The selects pairing `a` (left) with `b` (right) needs, or -1 when they cannot pair.
+  int pairSelects(const Instruction& a, const Instruction& b, bool decided) const {
+    if (a.opcode() != b.opcode() || !sameMods(a, b) || a.payload() != b.payload() || a.numOperands() != b.numOperands())
+      return -1;
+    const OpcodeInfo& info = a.info();
+    if (signatureOf(a.opcode()).isFree() || a.firstOperandAlsoRead() || info.is(OpFlag::Atomic | OpFlag::Texture))
+      return -1;
+    if (a.hasSideEffects() && !(info.is(OpFlag::MemWrite) && a.memoryStrength() == Instruction::MemoryStrength::Weak))
+      return -1;
+    if (a.hasGuard() != b.hasGuard() || a.guardNegated() != b.guardNegated()) return -1;
+    if (a.hasGuard() && !(decided ? a.guard() == renamed(b.guard()) : renamable(a.guard(), b.guard()))) return -1;
+    const OperandShape* shape = selectShape(a);
+    if (!shape) return -1;
+    const unsigned defs = a.numDefOperands();
+    int selects = 0;
+    for (uint32_t k = 0; k < a.numOperands(); ++k) {
+      const Operand &oa = a.operand(k), &ob = b.operand(k);
+      if (oa.kind != ob.kind || (oa.isComposite() && oa.aux != ob.aux)) return -1;
+      std::vector<const Operand*> la, lb;
+      a.visitLeaves(oa, [&](const Operand& o) { la.push_back(&o); });
+      b.visitLeaves(ob, [&](const Operand& o) { lb.push_back(&o); });
+      if (la.size() != lb.size()) return -1;
+      const OperandSpec* spec = specAt(shape, k);
+      ScalarType specType = spec ? resolveType(spec->type, a) : ScalarType::None;
+      for (size_t e = 0; e < la.size(); ++e) {
+        const Operand &x = *la[e], &y = *lb[e];
+        if (k < defs) {
+          if (x.kind == OperandKind::Sink && y.kind == OperandKind::Sink) continue;
+          if (!x.isReg() || !y.isReg() || x.aux != y.aux || x.value != y.value) return -1;
+          if (!(decided ? x.id == renamed(y.id) : renamable(x.id, y.id))) return -1;
+          continue;
+        }
+        if (x.kind == OperandKind::Label || x.kind == OperandKind::Symbol || x.kind == OperandKind::Special) {
+          if (!(x == y)) return -1;
+          continue;
+        }
+        int s = leafSelects(x, y, specType, decided);
+        if (s < 0) return -1;
+        selects += s;
+      }
+    }
+    return selects;
+  }
+
+  // A pair's worth: the weight of the instruction it saves, less its selects. A pair that only
+  // breaks even still counts a little (kTieBonus): its one result name lets later pairs read the
+  // same register on both sides without a select.
+  static constexpr double kTieBonus = 0.5;
+  static constexpr double kGuardedWriteCost = 1;
+  double pairScore(const Instruction& a, const Instruction& b) const {
+    int s = pairSelects(a, b, false);
+    return s < 0 ? 0 : weight(a) - s + kTieBonus;
+  }
+
+  // ---- the decision ---------------------------------------------------------------------
+
+  struct Plan {
+    std::vector<std::vector<AlignStep>> steps;  // per pair of blocks
+    std::vector<std::vector<Instruction*>> lbody, rbody;
+    double leftCost = 0, rightCost = 0, melded = 0, matched = 0;
+    unsigned pairs = 0, selects = 0;
+  };
+
+  bool tryMeld(BasicBlock* h, Instruction* br, BasicBlock* j, const UniformityInfo& uni, const Liveness& lv,
+               const DefinitionSites& defs) {
+    tried_.insert(br);
+    MeldRegion r;
+    r.header = h;
+    r.branch = br;
+    r.join = j;
+    r.left = h->successor(EdgeKind::Taken);
+    r.right = h->successor(EdgeKind::FallThrough);
+    if (!r.left || !r.right || r.left == r.right) return false;
+    if (r.left == j || r.right == j) {
+      ctx_->count("refused-one-sided");
+      return false;
+    }
+    const BranchCounts* counts = usableCounts(*ctx_, *br);
+    const bool mayDiverge = costMayDiverge(uni, h);
+    if (counts && counts->divergentFraction() <= 0)
+      return refuse(r, "uniform", "the profile never saw it split a warp");
+    if (!counts && !mayDiverge) return refuse(r, "uniform", std::string(divergenceWord(false, *br)) + " branch: each warp runs one side");
+    std::string why;
+    if (!pairBlocks(r, why)) return refuse(r, "shape", why);
+    why = whyNotMeldable(r);
+    if (!why.empty()) return refuse(r, "convergent", why);
+
+    region_ = &r;
+    lv_ = &lv;
+    defs_ = &defs;
+    rename_.clear();
+    Plan plan;
+    for (const auto& p : r.pairs) {
+      plan.lbody.push_back(body(p.l));
+      plan.rbody.push_back(body(p.r));
+      const auto &lb = plan.lbody.back(), &rb = plan.rbody.back();
+      if (int64_t(lb.size()) > maxInsts_ || int64_t(rb.size()) > maxInsts_)
+        return refuse(r, "size", "a block of more than max-insts instructions");
+      plan.steps.push_back(alignSequences(lb.size(), rb.size(), [&](size_t x, size_t y) { return pairScore(*lb[x], *rb[y]); }));
+    }
+    decideRenames(plan);
+    cost(r, plan);
+
+    // The decision: similar enough (DARM's measure), and cheaper than the branch.
+    const double similarity = plan.matched / std::max(1.0, plan.leftCost + plan.rightCost);
+    double branching = expectedBranchCost(ctx_->ptxas(), counts ? BranchOdds::fromCounts(*counts) : BranchOdds::fromPrior(true, prior_),
+                                          plan.leftCost, plan.rightCost);
+    if (r.pairs.size() == 1 && ctx_->ptxas().predicatesItself(plan.lbody[0].size(), plan.rbody[0].size()))
+      branching = std::min(branching, plan.leftCost + plan.rightCost);
+    char text[200];
+    std::snprintf(text, sizeof text, "%zu block pair(s), %u instruction pair(s), similarity %.2f; %.1f instructions melded against %.2f branching (%s)",
+                  r.pairs.size(), plan.pairs, similarity, plan.melded, branching,
+                  counts ? "profile" : "prior");
+    std::vector<std::pair<std::string, double>> figures = {{"line", double(br->loc().line)},
+                                                           {"similarity", similarity},
+                                                           {"melded", plan.melded},
+                                                           {"branching", branching}};
+    if (similarity < minSimilarity_) {
+      ctx_->count("refused-dissimilar");
+      ctx_->remark(h, "keep", text, figures);
+      return false;
+    }
+    if (!convertedWins(plan.melded, branching)) {
+      ctx_->count("refused-cost");
+      ctx_->remark(h, "keep", text, figures);
+      return false;
+    }
+    emit(r, plan);
+    ctx_->count("melded");
+    ctx_->count("melded-blocks", r.pairs.size());
+    ctx_->count("melded-instructions", plan.pairs);
+    ctx_->count("selects", plan.selects);
+    ctx_->remark(h, "meld", text, figures);
+    return true;
+  }
+
+  // The renaming of right registers that the pairs ask for, each right register to at most one
+  // left one and back; a pair whose renaming conflicts with an earlier one, or whose operands
+  // then cannot be chosen between, comes apart into two lone instructions.
+  void decideRenames(Plan& plan) {
+    std::unordered_map<RegId, RegId> leftOf;  // left name -> right register renamed to it
+    for (size_t p = 0; p < plan.steps.size(); ++p)
+      for (AlignStep& s : plan.steps[p]) {
+        if (!s.isPair()) continue;
+        const Instruction &a = *plan.lbody[p][s.left], &b = *plan.rbody[p][s.right];
+        std::vector<std::pair<RegId, RegId>> want;
+        if (a.numDefOperands())
+          for (uint32_t k = 0; k < a.numDefOperands(); ++k) {
+            std::vector<RegId> la, lb;
+            a.visitLeaves(a.operand(k), [&](const Operand& o) { if (o.isReg()) la.push_back(o.id); });
+            b.visitLeaves(b.operand(k), [&](const Operand& o) { if (o.isReg()) lb.push_back(o.id); });
+            for (size_t e = 0; e < la.size() && e < lb.size(); ++e) want.push_back({la[e], lb[e]});
+          }
+        bool ok = true;
+        for (auto [l, rr] : want) {
+          if (l == rr) {
+            ok = ok && !rename_.count(rr) && !leftOf.count(l);
+            continue;
+          }
+          auto ir = rename_.find(rr);
+          auto il = leftOf.find(l);
+          ok = ok && (ir == rename_.end() || ir->second == l) && (il == leftOf.end() || il->second == rr);
+        }
+        if (!ok) {
+          s = {-1, -1};  // taken apart below
+          continue;
+        }
+        for (auto [l, rr] : want)
+          if (l != rr) {
+            rename_[rr] = l;
+            leftOf[l] = rr;
+          }
+      }
+    // Pairs whose guards or operands differ under the renaming as decided come apart too; the
+    // steps are rebuilt in order (lone left instructions as they come, lone right ones before
+    // the next pair).
+    for (size_t p = 0; p < plan.steps.size(); ++p) {
+      std::vector<AlignStep> out;
+      size_t nextL = 0, nextR = 0;
+      for (const AlignStep& s : plan.steps[p]) {
+        if (s.isPair() && pairSelects(*plan.lbody[p][s.left], *plan.rbody[p][s.right], true) >= 0) {
+          for (; nextL < size_t(s.left); ++nextL) out.push_back({int(nextL), -1});
+          for (; nextR < size_t(s.right); ++nextR) out.push_back({-1, int(nextR)});
+          out.push_back(s);
+          nextL = size_t(s.left) + 1;
+          nextR = size_t(s.right) + 1;
+        }
+      }
+      for (; nextL < plan.lbody[p].size(); ++nextL) out.push_back({int(nextL), -1});
+      for (; nextR < plan.rbody[p].size(); ++nextR) out.push_back({-1, int(nextR)});
+      plan.steps[p] = std::move(out);
+    }
+  }
+
+  void cost(const MeldRegion& r, Plan& plan) {
+    for (size_t p = 0; p < plan.steps.size(); ++p) {
+      for (Instruction* i : plan.lbody[p]) plan.leftCost += weight(*i);
+      for (Instruction* i : plan.rbody[p]) plan.rightCost += weight(*i);
+      for (const AlignStep& s : plan.steps[p]) {
+        if (s.isPair()) {
+          const Instruction& a = *plan.lbody[p][s.left];
+          int sel = pairSelects(a, *plan.rbody[p][s.right], true);
+          plan.melded += weight(a) + sel;
+          plan.matched += weight(a);
+          plan.selects += unsigned(sel);
+          ++plan.pairs;
+        } else {
+          // A lone instruction runs under its side's guard; where it writes a register, ptxas
+          // keeps the other lanes' value with a SEL (measured on the SASS of melded diamonds).
+          const Instruction& i = s.left >= 0 ? *plan.lbody[p][s.left] : *plan.rbody[p][s.right];
+          plan.melded += weight(i) + (i.numDefOperands() ? kGuardedWriteCost : 0);
+        }
+      }
+      // The branches: one each side, one melded (a condition select where they differ).
+      const auto& pr = r.pairs[p];
+      if (conditionalBranch(*pr.l)) {
+        plan.leftCost += 1, plan.rightCost += 1, plan.melded += 1;
+        if (!sameCondition(pr)) plan.melded += 1;
+      }
+    }
+    plan.melded += 1;  // the copy of H's condition
+  }
+
+  // Whether the paired blocks' conditional branches test the same condition under the renaming
+  // and the pairing of their targets.
+  bool sameCondition(const MeldRegion::Pair& p) const {
+    const Instruction *a = conditionalBranch(*p.l), *b = conditionalBranch(*p.r);
+    return a->guard() == renamed(b->guard()) && (a->guardNegated() != b->guardNegated()) == p.swapped;
+  }
+
+  // ---- the rewrite ----------------------------------------------------------------------
+
+  void emit(MeldRegion& r, Plan& plan) {
+    Function& f = *f_;
+    // The right side under its new names.
+    for (const auto& p : r.pairs)
+      for (Instruction* i : p.r->insts()) {
+        if (i->hasGuard()) i->setGuard(renamed(i->guard()), i->guardNegated());
+        i->forEachLeaf([&](Operand& o) {
+          if (o.isReg() || (o.kind == OperandKind::Address && o.addressBase() == AddressBase::Reg)) o.id = renamed(o.id);
+        });
+      }
+    // H keeps the side its lanes take in %pm: true for the taken (left) side.
+    const RegId pm = f.addRegister(ScalarType::Pred, "%pm");
+    Instruction* br = r.branch;
+    Instruction* copy = buildInstruction(f, br->guardNegated() ? Opcode::Not : Opcode::Mov, ScalarType::Pred,
+                                         {Operand::reg(pm), Operand::reg(br->guard())}, br);
+    std::unordered_map<const BasicBlock*, BasicBlock*> melded;
+    std::vector<BasicBlock*> newBlocks;
+    for (const auto& p : r.pairs) {
+      BasicBlock* m = f.createBlock();
+      f.addLabel(m, "$Lmeld");
+      melded[p.l] = m;
+      newBlocks.push_back(m);
+    }
+    if (!r.join->hasLabel()) f.addLabel(r.join, "$Lmeld");
+    auto target = [&](BasicBlock* leftSucc) {
+      auto fw = forward_.find(leftSucc);
+      if (fw != forward_.end()) leftSucc = fw->second;
+      return leftSucc == r.join ? r.join : melded.at(leftSucc);
+    };
+
+    std::vector<BasicBlock*> layout;  // the melded blocks and the jumps between them
+    for (size_t p = 0; p < r.pairs.size(); ++p) {
+      const auto& pr = r.pairs[p];
+      BasicBlock* m = newBlocks[p];
+      std::vector<Instruction*> out;
+      ConjunctionCache<RegId> onLeft, onRight;
+      auto put = [&](Instruction* i) {
+        onLeft.after(*i);
+        onRight.after(*i);
+        out.push_back(i);
+      };
+      auto lone = [&](Instruction* i, bool left) {
+        if (i->hasGuard()) {
+          RegId t = (left ? onLeft : onRight).get(i->guard(), i->guardNegated(), [&] {
+            RegId c = f.addRegister(ScalarType::Pred, "%pm");
+            put(buildPredLogic(f, Opcode::And, c, pm, !left, i->guard(), i->guardNegated(), i));
+            return c;
+          });
+          i->setGuard(t, false);
+        } else {
+          i->setGuard(pm, !left);
+        }
+        put(i);
+      };
+      for (BasicBlock* x : {pr.l, pr.r})
+        for (Instruction* i : x->insts())
+          if (i->is(Opcode::Pragma) &&
+              std::none_of(out.begin(), out.end(), [&](const Instruction* o) { return o->sameOperation(*i); }))
+            out.push_back(i);
+      for (const AlignStep& s : plan.steps[p]) {
+        if (!s.isPair()) {
+          lone(s.left >= 0 ? plan.lbody[p][s.left] : plan.rbody[p][s.right], s.left >= 0);
+          continue;
+        }
+        Instruction* a = plan.lbody[p][s.left];
+        Instruction* b = plan.rbody[p][s.right];
+        chooseOperands(*a, *b, pm, put);
+        put(a);
+      }
+      // The branch: the lane's side's condition.
+      if (const Instruction* bl = conditionalBranch(*pr.l)) {
+        const Instruction* brr = conditionalBranch(*pr.r);
+        RegId g = bl->guard();
+        bool neg = bl->guardNegated();
+        if (!sameCondition(pr)) {
+          g = selectPredicate(pm, bl->guard(), bl->guardNegated(), brr->guard(), brr->guardNegated() != pr.swapped, bl, put);
+          neg = false;
+        }
+        put(buildBra(f, target(pr.l->successor(EdgeKind::Taken))->label(), g, neg, bl));
+        for (Instruction* i : out) m->append(i);
+        layout.push_back(m);
+        // The other target by falling through: into the next melded block, or into a block that
+        // jumps there.
+        BasicBlock* fall = target(pr.l->successor(EdgeKind::FallThrough));
+        if (p + 1 == r.pairs.size() || fall != newBlocks[p + 1]) {
+          BasicBlock* t = f.createBlock();
+          t->append(buildBra(f, fall->label(), kNoReg, false, bl));
+          layout.push_back(t);
+        }
+        continue;
+      }
+      BasicBlock* to = target(pr.l->succs()[0].to);
+      if (p + 1 == r.pairs.size() || to != newBlocks[p + 1])
+        put(buildBra(f, to->label(), kNoReg, false, pr.l->terminator() ? pr.l->terminator() : br));
+      for (Instruction* i : out) m->append(i);
+      layout.push_back(m);
+    }
+
+    // The layout: H jumps to the first melded block; the sides leave it.
+    auto& hv = r.header->insts();
+    hv.pop_back();
+    copy->setParent(r.header);
+    hv.push_back(copy);
+    Instruction* jump = buildBra(f, melded.at(r.leftFirst)->label(), kNoReg, false, br);
+    jump->setParent(r.header);
+    hv.push_back(jump);
+    for (const auto& p : r.pairs) {
+      p.l->insts().clear();
+      p.r->insts().clear();
+    }
+    auto& blocks = f.blocks();
+    blocks.erase(std::remove_if(blocks.begin(), blocks.end(),
+                                [&](BasicBlock* x) { return r.leftBlocks.count(x) || r.rightBlocks.count(x); }),
+                 blocks.end());
+    auto at = std::find(blocks.begin(), blocks.end(), r.header) + 1;
+    blocks.insert(at, layout.begin(), layout.end());
+  }
+
+  // (pm & [!]a) | (!pm & [!]b) in a new predicate.
+  template <class Put>
+  RegId selectPredicate(RegId pm, RegId a, bool na, RegId b, bool nb, const Instruction* at, Put&& put) {
+    RegId t1 = f_->addRegister(ScalarType::Pred, "%pm");
+    RegId t2 = f_->addRegister(ScalarType::Pred, "%pm");
+    RegId t = f_->addRegister(ScalarType::Pred, "%pm");
+    put(buildPredLogic(*f_, Opcode::And, t1, pm, false, a, na, at));
+    put(buildPredLogic(*f_, Opcode::And, t2, pm, true, b, nb, at));
+    put(buildPredLogic(*f_, Opcode::Or, t, t1, false, t2, false, at));
+    return t;
+  }
+
+  // Rewrites the read operands of `a` that differ from `b`'s into registers a selp on %pm
+  // fills (emitted through `put` before `a`).
+  template <class Put>
+  void chooseOperands(Instruction& a, const Instruction& b, RegId pm, Put&& put) {
+    const OperandShape* shape = selectShape(a);
+    const unsigned defs = a.numDefOperands();
+    for (uint32_t k = defs; k < a.numOperands(); ++k) {
+      const OperandSpec* spec = specAt(shape, k);
+      ScalarType specType = spec ? resolveType(spec->type, a) : ScalarType::None;
+      std::vector<Operand*> la;
+      std::vector<const Operand*> lb;
+      a.visitLeaves(a.operand(k), [&](Operand& o) { la.push_back(&o); });
+      b.visitLeaves(b.operand(k), [&](const Operand& o) { lb.push_back(&o); });
+      for (size_t e = 0; e < la.size(); ++e) {
+        Operand& x = *la[e];
+        const Operand& y = *lb[e];
+        if (x == y) continue;
+        if (x.kind == OperandKind::Address) {
+          Operand ra = Operand::reg(x.id), rb = Operand::reg(y.id);
+          ScalarType t = selectType(*f_, ra, rb, ScalarType::None);
+          RegId d = f_->addRegister(t == ScalarType::B64 ? ScalarType::B64 : ScalarType::B32, "%md");
+          put(buildInstruction(*f_, Opcode::Selp, t, {Operand::reg(d), ra, rb, Operand::reg(pm)}, &a));
+          x.id = d;
+          continue;
+        }
+        ScalarType t = selectType(*f_, x, y, specType);
+        if (t == ScalarType::Pred) {
+          x = Operand::reg(selectPredicate(pm, x.id, x.negated(), y.id, y.negated(), &a, put));
+          continue;
+        }
+        RegId d = f_->addRegister(x.isReg() ? f_->reg(x.id).type : y.isReg() ? f_->reg(y.id).type : t, "%md");
+        put(buildInstruction(*f_, Opcode::Selp, t, {Operand::reg(d), x, y, Operand::reg(pm)}, &a));
+        x = Operand::reg(d);
+      }
+    }
+  }
+
+  Function* f_ = nullptr;
+  PassContext* ctx_ = nullptr;
+  const MeldRegion* region_ = nullptr;
+  const Liveness* lv_ = nullptr;
+  const DefinitionSites* defs_ = nullptr;
+  std::unordered_map<RegId, RegId> rename_;  // right register -> left name
+  std::unordered_map<const BasicBlock*, BasicBlock*> forward_;  // a side block that only jumps on -> where to
+  std::unordered_set<std::string_view> pinned_;
+  std::unordered_set<const Instruction*> tried_;
+  double minSimilarity_ = 0.2, longLatencyWeight_ = 8, memoryWeight_ = 4, prior_ = 0.5;
+  int64_t maxBlocks_ = 16, maxInsts_ = 256;
+};
+
+}  // namespace
+
+PassInfo meldPassInfo() {
+  PassInfo info{"meld",
+                "the two sides of a divergent branch that have the same shape become one: paired instructions run once "
+                "with selp-chosen operands, the rest under the side's guard (control-flow melding, DARM)",
+                "- (DARM, CGO 2022; issue #35)",
+                {
+                    {"min-similarity", KnobType::Float, "0.2", "least share of the two sides' weight that pairs (0 to 0.5, DARM's measure)"},
+                    {"max-blocks", KnobType::Int, "16", "most blocks in one side"},
+                    {"max-insts", KnobType::Int, "256", "most instructions in one block (the alignment is quadratic)"},
+                    {"long-latency-weight", KnobType::Int, "8", "instructions a div, rem, sqrt or transcendental counts as"},
+                    {"memory-weight", KnobType::Int, "4", "instructions a load or store (not of .param or .const) counts as"},
+                    {"divergence-prior", KnobType::Float, "0.5", "without a profile: the share of a divergent branch's executions in which it splits"},
+                },
+                [] { return std::make_unique<Meld>(); }};
+  info.skipsScopedFunctions = true;
+  return info;
+}
+
+}  // namespace ptxopt
