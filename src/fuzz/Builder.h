@@ -187,6 +187,7 @@ class Gen {
   void genStmt(const Ctx& c, unsigned budget);
   void genIf(const Ctx& c, unsigned budget);
   void genCondChain(const Ctx& c, unsigned budget);
+  void genMeldPair(const Ctx& c, unsigned budget);
   void genLoop(const Ctx& c, unsigned budget);
   void genBreakContinue(const Ctx& c);
   void genGotoTail(const Ctx& c, unsigned budget);

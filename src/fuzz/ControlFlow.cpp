@@ -3,6 +3,8 @@
 // unstructured shapes (gotos into a shared tail, a jump into the middle of an else arm,
 // several exits) and irreducible loops.
 #include <algorithm>
+#include <map>
+#include <regex>
 
 #include <fmt/format.h>
 
@@ -15,7 +17,7 @@ namespace {
 enum Stmt : unsigned {
   kArith, kGuarded, kSelect, kLoad, kStore, kLocal, kAtomic, kOwnShared, kExchange, kSplitExchange, kWarpExchange, kSnapshot,
   kWarpOp, kBarrier, kBarRed, kFence, kIf, kChain, kLoop, kSwitch, kGotoTail, kIntoElse, kIrreducible, kExit,
-  kCall, kBreakCont, kAsyncExchange, kCount
+  kCall, kBreakCont, kAsyncExchange, kMeldPair, kCount
 };
 
 }  // namespace
@@ -107,6 +109,8 @@ void Gen::genStmt(const Ctx& c, unsigned budget) {
     w[kIntoElse] /= 2;
     w[kIrreducible] /= 2;
   }
+  // Meld pairs only when asked for: other seeds keep their kernels.
+  if (opts.meldHeavy && budget >= 6 && c.ifDepth < opts.maxIfDepth) w[kMeldPair] = 40;
   if (c.loop && c.flow <= c.loop->breakUni) w[kBreakCont] = 4;
   switch (rng.weighted(w)) {
     case kArith: genArith(c); break;
@@ -136,6 +140,7 @@ void Gen::genStmt(const Ctx& c, unsigned budget) {
     case kExit: genEarlyExit(c); break;
     case kCall: genCall(c); break;
     case kBreakCont: genBreakContinue(c); break;
+    case kMeldPair: genMeldPair(c, budget); break;
     default: genArith(c); break;
   }
   mult_ = c.mult;
@@ -291,6 +296,77 @@ void Gen::genCondChain(const Ctx& c, unsigned budget) {
   }
   label(end);
   shape(isOr ? "chain.or" : "chain.and");
+}
+
+// if (p) A else A': a divergent branch whose sides have one shape (GeneratorOptions::meldHeavy).
+// A' is A with every register and label A introduced renamed, and now and then an immediate of
+// add, sub, xor or mul.lo changed by one (never one inside brackets, never one of magnitude
+// below 2: a loop that counts by 1 or -1 keeps its step, and no index, mask, divisor or trip
+// bound is an operand of these). The sides then pair instruction by instruction, with
+// different destinations and some different operands.
+void Gen::genMeldPair(const Ctx& c, unsigned budget) {
+  Value p = genCond(c, rng.chance(80) ? Uni::Div : condLevel(c));
+  Ctx ic = c;
+  ic.flow = worst(c.flow, p.uni);
+  ic.ifDepth = c.ifDepth + 1;
+  const unsigned armBudget = static_cast<unsigned>(rng.range(2, std::min<unsigned>(14, std::max<unsigned>(3, budget - 2))));
+  std::string elseL = newLabel("meld_else"), end = newLabel("meld_end");
+  branch(p, rng.coin(), elseL);
+  unsigned before[kKinds];
+  std::copy(std::begin(fn_->regs), std::end(fn_->regs), before);
+  const size_t mark = fn_->lines.size();
+  const unsigned instBefore = fn_->instructions;
+  const uint64_t dynBefore = fn_->dynamic;
+  pushScope();
+  genSeq(ic, armBudget);
+  popScope();
+  const std::vector<std::string> arm(fn_->lines.begin() + long(mark), fn_->lines.end());
+  const unsigned armInsts = fn_->instructions - instBefore;
+  const uint64_t armDyn = fn_->dynamic - dynBefore;
+  jump(end);
+  label(elseL);
+  // New names for what the arm introduced.
+  std::map<std::string, std::string> rename;
+  static const Kind kAll[] = {Kind::Pred, Kind::B16, Kind::B32, Kind::B64, Kind::F32, Kind::F64};
+  for (Kind k : kAll) {
+    const int ki = static_cast<int>(k);
+    const unsigned after = fn_->regs[ki];
+    for (unsigned n = before[ki] + 1; n <= after; ++n)
+      rename[fmt::format("{}{}", regPrefix(k), n)] = newReg(k, Uni::Div).text;
+  }
+  static const std::regex kLabelDef(R"(^\t?(\$L_[A-Za-z_]+_(\d+)):)");
+  for (const std::string& line : arm) {
+    std::smatch m;
+    if (std::regex_search(line, m, kLabelDef)) {
+      std::string hint = m[1].str().substr(3);
+      hint = hint.substr(0, hint.rfind('_'));
+      rename[m[1].str()] = newLabel(hint.c_str());
+    }
+  }
+  static const std::regex kToken(R"((\$L_[A-Za-z_]+_\d+|%(?:rs|rd|fd|r|f|p)\d+))");
+  static const std::regex kPlain(R"(^(\t(?:add|sub)\.[su]32|\txor\.b32|\tmul\.lo\.[su]32) (.*), (-?\d+);$)");
+  for (const std::string& line : arm) {
+    std::string out;
+    auto it = std::sregex_iterator(line.begin(), line.end(), kToken);
+    size_t last = 0;
+    for (; it != std::sregex_iterator(); ++it) {
+      out += line.substr(last, size_t(it->position()) - last);
+      auto r = rename.find(it->str());
+      out += r == rename.end() ? it->str() : r->second;
+      last = size_t(it->position() + it->length());
+    }
+    out += line.substr(last);
+    std::smatch m;
+    if (std::regex_match(out, m, kPlain) && rng.chance(35)) {
+      long long v = std::stoll(m[3].str());
+      if (v >= 2 || v <= -2) out = fmt::format("{} {}, {};", m[1].str(), m[2].str(), v + 1);
+    }
+    fn_->lines.push_back(out);
+  }
+  fn_->instructions += armInsts;
+  fn_->dynamic += armDyn;
+  label(end);
+  shape(p.uni == Uni::Div ? "meld.pair.div" : "meld.pair.uniform");
 }
 
 void Gen::genBreakContinue(const Ctx& c) {

@@ -80,6 +80,8 @@ void addRun(CLI::App& app, RunCommand& c) {
   run->add_flag(
       "--async-copies", c.asyncCopies,
       "generate exchanges through cp.async (copy, commit_group, wait_group, barrier) where barriers are allowed");
+  run->add_flag("--meld-heavy", c.meldHeavy,
+                "generate divergent branches whose sides have one shape and different operands (meld)");
   run->add_option("--random-schedules", c.randomSchedules,
                   "also run both modules under N random warp schedules with the race check (default 0)");
   run->add_option("--ptxas-timeout", c.ptxasTimeout,
@@ -170,6 +172,7 @@ int runRun(const RunCommand& c) {
     g.switchHeavy = c.switchHeavy;
     g.nestingHeavy = c.nestingHeavy;
     g.asyncCopies = c.asyncCopies;
+    g.meldHeavy = c.meldHeavy;
     source.make = [g](uint64_t seed, std::string& name, std::string& ptx, emu::LaunchSpec& spec, std::string& error) {
       fuzz::GeneratedKernel k = fuzz::generateKernel(seed, g);
       name = k.name;

@@ -29,6 +29,7 @@ struct RunCommand {
   bool switchHeavy = false;
   bool nestingHeavy = false;
   bool asyncCopies = false;
+  bool meldHeavy = false;
   std::string size = "random";
   std::string kernel, launch;       // one given kernel instead of generated ones
   bool quiet = false;

@@ -36,6 +36,7 @@ struct GenOptions {
   bool switchHeavy = false;
   bool nestingHeavy = false;
   bool asyncCopies = false;
+  bool meldHeavy = false;
   bool stats = false;
 };
 
@@ -52,6 +53,7 @@ void addGen(CLI::App& app, GenOptions& o) {
   gen->add_flag("--switch-heavy", o.switchHeavy, "five times the switches, in more shapes, half of them assigning constants");
   gen->add_flag("--async-copies", o.asyncCopies,
                 "exchanges through cp.async (copy, commit_group, wait_group, barrier)");
+  gen->add_flag("--meld-heavy", o.meldHeavy, "divergent branches whose sides have one shape and different operands");
   gen->add_flag("--no-approx", o.noApprox, "no .approx or transcendental float operations");
   gen->add_flag("--no-calls", o.noCalls, "no .func callees");
   gen->add_flag("--convergence-dependent", o.convergenceDependent,
@@ -68,6 +70,7 @@ int runGen(const GenOptions& o) {
   g.switchHeavy = o.switchHeavy;
   g.nestingHeavy = o.nestingHeavy;
   g.asyncCopies = o.asyncCopies;
+  g.meldHeavy = o.meldHeavy;
   g.useWarpSz = !o.noWarpSz;
   g.approxMath = !o.noApprox;
   g.calls = !o.noCalls;

@@ -68,6 +68,11 @@ struct GeneratorOptions {
   // or wait_group 1 behind an empty group), then a barrier, a partner's row word, a barrier:
   // kernels for dead-sync and ptxrun's asynchronous copies. Off: the default draws.
   bool asyncCopies = false;
+  // Divergent branches whose two sides have the same shape: one side is generated, the other
+  // is its copy with its registers and labels renamed and some immediates of plain arithmetic
+  // changed (what meld pairs, with selp-chosen operands), one statement in four: kernels for
+  // meld. Off: the default draws.
+  bool meldHeavy = false;
 };
 
 struct GeneratedKernel {
