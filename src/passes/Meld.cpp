@@ -144,6 +144,7 @@ class Meld : public Pass {
     longLatencyWeight_ = double(k.getInt("long-latency-weight"));
     memoryWeight_ = double(k.getInt("memory-weight"));
     prior_ = k.getFloat("divergence-prior");
+    uniformLoss_ = k.getFloat("uniform-loss");
     tried_.clear();
     bool changed = false;
     for (bool again = true; again;) {
@@ -292,10 +293,13 @@ class Meld : public Pass {
 
   // ---- pairing instructions ------------------------------------------------------------
 
+  // An instruction's weight: the SASS instructions it issues (one, a long-latency arithmetic
+  // one a sequence of them), a memory access `memory-weight` (the opcode table also marks loads
+  // long-latency: their latency is not what melding saves).
   double weight(const Instruction& i) const {
+    if (i.info().is(OpFlag::MemRead | OpFlag::MemWrite | OpFlag::Atomic))
+      return isParamSpace(i.space()) || i.space() == StateSpace::Const ? 1 : memoryWeight_;
     if (i.info().is(OpFlag::LongLatency)) return longLatencyWeight_;
-    if (i.info().is(OpFlag::MemRead | OpFlag::MemWrite) && !isParamSpace(i.space()) && i.space() != StateSpace::Const)
-      return memoryWeight_;
     return 1;
   }
 
@@ -437,30 +441,32 @@ class Meld : public Pass {
     decideRenames(plan);
     cost(r, plan);
 
-    // The decision: similar enough (DARM's measure), and cheaper than the branch.
+    // The decision (docs/passes/meld.md, "The decision"): similar enough, cheaper than the
+    // branch as ptxas would compile it, and, without a profile, not much dearer than one side
+    // alone (what a warp on which the branch does not split runs).
     const double similarity = plan.matched / std::max(1.0, plan.leftCost + plan.rightCost);
     double branching = expectedBranchCost(ctx_->ptxas(), counts ? BranchOdds::fromCounts(*counts) : BranchOdds::fromPrior(true, prior_),
                                           plan.leftCost, plan.rightCost);
-    if (r.pairs.size() == 1 && ctx_->ptxas().predicatesItself(plan.lbody[0].size(), plan.rbody[0].size()))
-      branching = std::min(branching, plan.leftCost + plan.rightCost);
-    char text[200];
-    std::snprintf(text, sizeof text, "%zu block pair(s), %u instruction pair(s), similarity %.2f; %.1f instructions melded against %.2f branching (%s)",
-                  r.pairs.size(), plan.pairs, similarity, plan.melded, branching,
-                  counts ? "profile" : "prior");
+    if (ptxasPredicates(r, plan)) branching = std::min(branching, plan.leftCost + plan.rightCost);
+    const double oneSide = std::max(plan.leftCost, plan.rightCost);
+    char text[240];
+    std::snprintf(text, sizeof text,
+                  "%zu block pair(s), %u instruction pair(s), similarity %.2f; %.1f instructions melded against %.2f "
+                  "branching (%s), %.1f on one side",
+                  r.pairs.size(), plan.pairs, similarity, plan.melded, branching, counts ? "profile" : "prior", oneSide);
     std::vector<std::pair<std::string, double>> figures = {{"line", double(br->loc().line)},
                                                            {"similarity", similarity},
                                                            {"melded", plan.melded},
-                                                           {"branching", branching}};
-    if (similarity < minSimilarity_) {
-      ctx_->count("refused-dissimilar");
+                                                           {"branching", branching},
+                                                           {"one-side", oneSide}};
+    auto keep = [&](const char* counter) {
+      ctx_->count(counter);
       ctx_->remark(h, "keep", text, figures);
       return false;
-    }
-    if (!convertedWins(plan.melded, branching)) {
-      ctx_->count("refused-cost");
-      ctx_->remark(h, "keep", text, figures);
-      return false;
-    }
+    };
+    if (similarity < minSimilarity_) return keep("refused-dissimilar");
+    if (!convertedWins(plan.melded, branching)) return keep("refused-cost");
+    if (!counts && plan.melded > uniformLoss_ * oneSide + 1e-9) return keep("refused-uniform-loss");
     emit(r, plan);
     ctx_->count("melded");
     ctx_->count("melded-blocks", r.pairs.size());
@@ -555,6 +561,17 @@ class Meld : public Pass {
       }
     }
     plan.melded += 1;  // the copy of H's condition
+  }
+
+  // Whether ptxas would if-convert the whole region itself (each side, branches included, within
+  // its side limit): the branch then costs both sides on every execution and nothing more.
+  bool ptxasPredicates(const MeldRegion& r, const Plan& plan) const {
+    size_t left = 0, right = 0;
+    for (size_t p = 0; p < r.pairs.size(); ++p) {
+      left += plan.lbody[p].size() + (conditionalBranch(*r.pairs[p].l) ? 1 : 0);
+      right += plan.rbody[p].size() + (conditionalBranch(*r.pairs[p].r) ? 1 : 0);
+    }
+    return ctx_->ptxas().predicatesItself(left, right);
   }
 
   // Whether the paired blocks' conditional branches test the same condition under the renaming
@@ -742,7 +759,7 @@ class Meld : public Pass {
   std::unordered_map<const BasicBlock*, BasicBlock*> forward_;  // a side block that only jumps on -> where to
   std::unordered_set<std::string_view> pinned_;
   std::unordered_set<const Instruction*> tried_;
-  double minSimilarity_ = 0.2, longLatencyWeight_ = 8, memoryWeight_ = 4, prior_ = 0.5;
+  double minSimilarity_ = 0.4, longLatencyWeight_ = 8, memoryWeight_ = 1, prior_ = 0.5, uniformLoss_ = 1.02;
   int64_t maxBlocks_ = 16, maxInsts_ = 256;
 };
 
@@ -754,11 +771,12 @@ PassInfo meldPassInfo() {
                 "with selp-chosen operands, the rest under the side's guard (control-flow melding, DARM)",
                 "- (DARM, CGO 2022; issue #35)",
                 {
-                    {"min-similarity", KnobType::Float, "0.2", "least share of the two sides' weight that pairs (0 to 0.5, DARM's measure)"},
+                    {"min-similarity", KnobType::Float, "0.4", "least share of the two sides' weight that pairs (0 to 0.5, DARM's measure)"},
+                    {"uniform-loss", KnobType::Float, "1.02", "without a profile: most the melded code may cost against the dearer side alone (a warp that does not split)"},
                     {"max-blocks", KnobType::Int, "16", "most blocks in one side"},
                     {"max-insts", KnobType::Int, "256", "most instructions in one block (the alignment is quadratic)"},
                     {"long-latency-weight", KnobType::Int, "8", "instructions a div, rem, sqrt or transcendental counts as"},
-                    {"memory-weight", KnobType::Int, "4", "instructions a load or store (not of .param or .const) counts as"},
+                    {"memory-weight", KnobType::Int, "1", "instructions a load or store (not of .param or .const) counts as"},
                     {"divergence-prior", KnobType::Float, "0.5", "without a profile: the share of a divergent branch's executions in which it splits"},
                 },
                 [] { return std::make_unique<Meld>(); }};
