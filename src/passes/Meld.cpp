@@ -27,6 +27,7 @@
 // instruction or a call is left alone, since its lanes would run it in other company.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -151,17 +152,15 @@ class Meld : public Pass {
       again = false;
       const CfgInfo& cfg = am.get<CfgAnalysis>();
       const PostDominatorTree& pdt = am.get<PostDominatorAnalysis>();
-      const UniformityInfo& uni = am.get<UniformityAnalysis>();
-      const Liveness& lv = am.get<LivenessAnalysis>();
       pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
-      DefinitionSites defs(f);
+      std::optional<DefinitionSites> defs;  // made when a candidate gets as far as pairing
       for (uint32_t v = 0; v < cfg.size() && !again; ++v) {
         BasicBlock* h = const_cast<BasicBlock*>(cfg.rpo[v]);
         Instruction* br = conditionalBranch(*h);
         if (!br || tried_.count(br)) continue;
         uint32_t j = pdt.ipdom(v);
         if (j == pdt.virtualExit) continue;
-        if (tryMeld(h, br, const_cast<BasicBlock*>(cfg.rpo[j]), uni, lv, defs)) {
+        if (tryMeld(h, br, const_cast<BasicBlock*>(cfg.rpo[j]), am, defs)) {
           buildCfg(f);
           am.invalidate(PreservedAnalyses::none());
           changed = again = true;
@@ -293,6 +292,24 @@ class Meld : public Pass {
 
   // ---- pairing instructions ------------------------------------------------------------
 
+  // Whether the two sides have enough instructions of common opcodes that their pairs could
+  // reach min-similarity: a bound of the alignment's result, counted before it.
+  bool mayPairEnough(const MeldRegion& r) const {
+    std::unordered_map<uint32_t, std::pair<double, double>> byOpcode;  // weights, left and right
+    double total = 0;
+    for (const auto& p : r.pairs)
+      for (int side = 0; side < 2; ++side)
+        for (Instruction* i : body(side ? p.r : p.l)) {
+          double w = weight(*i);
+          total += w;
+          auto& e = byOpcode[static_cast<uint32_t>(i->opcode())];
+          (side ? e.second : e.first) += w;
+        }
+    double common = 0;
+    for (const auto& [op, w] : byOpcode) common += std::min(w.first, w.second);
+    return common >= minSimilarity_ * std::max(1.0, total) - 1e-9;
+  }
+
   // An instruction's weight: the SASS instructions it issues (one, a long-latency arithmetic
   // one a sequence of them), a memory access `memory-weight` (the opcode table also marks loads
   // long-latency: their latency is not what melding saves).
@@ -401,8 +418,8 @@ class Meld : public Pass {
     unsigned pairs = 0, selects = 0;
   };
 
-  bool tryMeld(BasicBlock* h, Instruction* br, BasicBlock* j, const UniformityInfo& uni, const Liveness& lv,
-               const DefinitionSites& defs) {
+  bool tryMeld(BasicBlock* h, Instruction* br, BasicBlock* j, FunctionAnalysisManager& am,
+               std::optional<DefinitionSites>& defs) {
     tried_.insert(br);
     MeldRegion r;
     r.header = h;
@@ -416,7 +433,7 @@ class Meld : public Pass {
       return false;
     }
     const BranchCounts* counts = usableCounts(*ctx_, *br);
-    const bool mayDiverge = costMayDiverge(uni, h);
+    const bool mayDiverge = costMayDiverge(am.get<UniformityAnalysis>(), h);
     if (counts && counts->divergentFraction() <= 0)
       return refuse(r, "uniform", "the profile never saw it split a warp");
     if (!counts && !mayDiverge) return refuse(r, "uniform", std::string(divergenceWord(false, *br)) + " branch: each warp runs one side");
@@ -425,9 +442,14 @@ class Meld : public Pass {
     why = whyNotMeldable(r);
     if (!why.empty()) return refuse(r, "convergent", why);
 
+    if (!mayPairEnough(r)) {
+      ctx_->count("refused-dissimilar");
+      return false;
+    }
+    if (!defs) defs.emplace(*f_);
     region_ = &r;
-    lv_ = &lv;
-    defs_ = &defs;
+    lv_ = &am.get<LivenessAnalysis>();
+    defs_ = &*defs;
     rename_.clear();
     Plan plan;
     for (const auto& p : r.pairs) {
