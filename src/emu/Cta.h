@@ -292,6 +292,7 @@ class CtaRunner {
   void mapa(Warp& w, const DInst& I, uint32_t exec);
   void texture(Warp& w, const DInst& I, uint32_t exec);
   void surface(Warp& w, const DInst& I, uint32_t exec);
+  void textureQuery(Warp& w, const DInst& I, uint32_t exec);
   // The texture or surface object `h` names for lane `lane` (faulting when there is none, when it
   // is the other kind, or when its texels are no longer in device memory), with its texels in
   // `seen`, which keeps the last object looked up: lanes with one handle look it up once.

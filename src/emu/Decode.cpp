@@ -373,6 +373,7 @@ const OpDecode& decodeOf(Opcode op) {
     set(Opcode::Vote, Family::Vote), set(Opcode::Match, Family::Match), set(Opcode::ReduxSync, Family::Redux);
     set(Opcode::Activemask, Family::Activemask), set(Opcode::Tex, Family::Texture), set(Opcode::Tld4, Family::Texture);
     set(Opcode::Suld, Family::Surface), set(Opcode::Sust, Family::Surface);
+    set(Opcode::Txq, Family::Texture), set(Opcode::Suq, Family::Surface);
     auto video = [&](Opcode op, VideoOp v) { set(op, Family::Video, static_cast<uint8_t>(v)); };
     video(Opcode::Vadd2, VideoOp::Add), video(Opcode::Vadd4, VideoOp::Add), video(Opcode::Vsub2, VideoOp::Sub);
     video(Opcode::Vsub4, VideoOp::Sub), video(Opcode::Vavrg2, VideoOp::Avrg), video(Opcode::Vavrg4, VideoOp::Avrg);

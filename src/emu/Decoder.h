@@ -285,6 +285,7 @@ class Decoder {
   bool decodeCall(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeTexture(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeSurface(DFunction& f, const Instruction& inst, DInst& di);
+  bool decodeQuery(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeMatrix(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeMatrixMove(const Instruction& inst, MatrixQualifiers& q, DInst& di, DMatrixOp& op);
   bool decodeMma(const Instruction& inst, MatrixQualifiers& q, bool isWmma, DInst& di, DMatrixOp& op);

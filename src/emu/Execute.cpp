@@ -183,6 +183,7 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       case XOp::Tex: texture(w, I, exec); break;
       case XOp::Suld:
       case XOp::Sust: surface(w, I, exec); break;
+      case XOp::TexQuery: textureQuery(w, I, exec); break;
       case XOp::Ldmatrix:
       case XOp::Stmatrix:
       case XOp::Movmatrix:
