@@ -293,6 +293,12 @@ class CtaRunner {
   void texture(Warp& w, const DInst& I, uint32_t exec);
   void surface(Warp& w, const DInst& I, uint32_t exec);
   void textureQuery(Warp& w, const DInst& I, uint32_t exec);
+  // tensormap.replace and tensormap.cp_fenceproxy (Mbarrier.cpp), through tensorMapBytes, which
+  // reads or writes (the 8-byte pieces that differ from `before`, when given) a map's 128 bytes.
+  void tensormapReplace(Warp& w, const DInst& I, uint32_t exec);
+  void tensormapCopy(Warp& w, const DInst& I, uint32_t exec);
+  void tensorMapBytes(Warp& w, const DInst& I, StateSpace space, uint64_t addr, int lane, uint8_t bytes[128], bool write,
+                      const uint8_t* before);
   // The texture or surface object `h` names for lane `lane` (faulting when there is none, when it
   // is the other kind, or when its texels are no longer in device memory), with its texels in
   // `seen`, which keeps the last object looked up: lanes with one handle look it up once.

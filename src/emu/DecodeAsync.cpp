@@ -1,9 +1,11 @@
 // Decoding of the asynchronous copies: cp.async with its groups, mbarrier, the bulk and tensor
-// copies, mapa (Decoder.h).
+// copies, mapa, tensormap.replace and tensormap.cp_fenceproxy (Decoder.h).
 #include "Decoder.h"
+#include "ptxopt/emu/TensorMap.h"
 #include "ptxopt/ptx/Printer.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace ptxopt::emu::decoding {
 
@@ -379,6 +381,73 @@ bool Decoder::decodeMapa(DFunction& f, const Instruction& inst, DInst& di) {
   if (!decodeOperands(f, inst, di)) return false;
   if (di.ndst != 1 || di.nsrc != 2) return fail("mapa with a variable operand is not emulated");
   di.op = XOp::Mapa;
+  return true;
+}
+
+// tensormap.replace.tile.FIELD{.global,.shared::cta}.b1024.{b32,b64} [map], {ord,} new_val (ord a
+// constant) and tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.SCOPE
+// .sync.aligned [dst], [src], 128 (docs/EMULATOR.md, "Tensor maps").
+bool Decoder::decodeTensormap(DFunction& f, const Instruction& inst, DInst& di) {
+  std::vector<StateSpace> spaces;
+  std::vector<std::string> names;
+  ScalarType valueType = ScalarType::B32;
+  for (Mod m : inst.mods()) {
+    if (auto sp = modSpace(m)) {
+      spaces.push_back(*sp == StateSpace::SharedCta ? StateSpace::Shared : *sp);  // .shared::cta is the CTA's .shared
+      continue;
+    }
+    if (auto t = modType(m)) {
+      valueType = *t;
+      continue;
+    }
+    names.emplace_back(modName(m, m_.strings()));
+  }
+  auto has = [&](std::string_view t) { return std::find(names.begin(), names.end(), t) != names.end(); };
+  if (has(".cp_fenceproxy")) {
+    if (inst.numOperands() != 3 || inst.operand(0).kind != OperandKind::Address || inst.operand(1).kind != OperandKind::Address ||
+        !inst.operand(2).isImm())
+      return invalid("tensormap.cp_fenceproxy takes [dst], [src], size");
+    if (inst.operand(2).value != 128) return invalid("tensormap.cp_fenceproxy copies 128 bytes");
+    if (spaces.size() != 2 || spaces[0] != StateSpace::Global || spaces[1] != StateSpace::Shared)
+      return invalid("tensormap.cp_fenceproxy copies from .shared::cta to .global");
+    if (!decodeAddress(inst.operand(0), di)) return false;
+    DBulkCopy c;
+    if (!decodeAddress(inst.operand(1), c.src)) return false;
+    di.space = StateSpace::Global;
+    di.call = static_cast<uint32_t>(f.bulkCopies.size());
+    f.bulkCopies.push_back(c);
+    di.op = XOp::TensormapCopy;
+    return true;
+  }
+  if (!has(".replace")) return fail("tensormap without .replace or .cp_fenceproxy is not emulated");
+  if (!has(".tile")) return fail("tensormap.replace of a mode other than .tile is not emulated");
+  static const char* const kFields[] = {".global_address", ".rank", ".box_dim", ".global_dim", ".global_stride", ".element_stride",
+                                        ".elemtype", ".interleave_layout", ".swizzle_mode", ".swizzle_atomicity", ".fill_mode"};
+  int field = -1;
+  for (unsigned k = 0; k < std::size(kFields); ++k)
+    if (has(kFields[k])) field = static_cast<int>(k);
+  if (field < 0) return invalid("tensormap.replace without a field (.global_address, .rank, .box_dim, ...)");
+  const auto tf = static_cast<TensorMapField>(field);
+  const bool perDim = tf == TensorMapField::BoxDim || tf == TensorMapField::GlobalDim || tf == TensorMapField::GlobalStride ||
+                      tf == TensorMapField::ElementStride;
+  const bool wide = tf == TensorMapField::GlobalAddress || tf == TensorMapField::GlobalStride;
+  const std::string name = std::string("tensormap.replace") + kFields[field];
+  if (typeBits(valueType) != (wide ? 64u : 32u)) return invalid(name + " takes a ." + (wide ? "b64" : "b32") + " value");
+  if (spaces.size() > 1 || (spaces.size() == 1 && spaces[0] != StateSpace::Global && spaces[0] != StateSpace::Shared))
+    return invalid(name + ": the tensor map is in .global or .shared::cta memory");
+  if (inst.numOperands() != (perDim ? 3u : 2u) || inst.operand(0).kind != OperandKind::Address)
+    return invalid(name + (perDim ? " takes [map], ord, new_val" : " takes [map], new_val"));
+  if (!decodeAddress(inst.operand(0), di)) return false;
+  di.space = spaces.empty() ? StateSpace::Generic : spaces[0];
+  di.call = 0;
+  if (perDim) {
+    const Operand& ord = inst.operand(1);
+    if (!ord.isImm() || ord.value < 0 || ord.value > 4) return invalid(name + ": ord is a constant, 0 to 4");
+    di.call = static_cast<uint32_t>(ord.value);
+  }
+  if (!srcSlot(f, inst.operand(perDim ? 2 : 1), valueType, di.src[di.nsrc++])) return false;
+  di.tmapField = static_cast<uint8_t>(field);
+  di.op = XOp::TensormapReplace;
   return true;
 }
 

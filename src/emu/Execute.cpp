@@ -184,6 +184,8 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       case XOp::Suld:
       case XOp::Sust: surface(w, I, exec); break;
       case XOp::TexQuery: textureQuery(w, I, exec); break;
+      case XOp::TensormapReplace: tensormapReplace(w, I, exec); break;
+      case XOp::TensormapCopy: tensormapCopy(w, I, exec); break;
       case XOp::Ldmatrix:
       case XOp::Stmatrix:
       case XOp::Movmatrix:

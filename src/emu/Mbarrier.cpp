@@ -432,11 +432,25 @@ std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane,
   uint8_t raw[kTensorMapBytes];
   for (uint64_t k = 0; k < kTensorMapBytes; ++k) raw[k] = *memory(w, I, space, at + k, 1, lane, false, false, nullptr);
   TensorMapDesc d;
-  if (!decodeTensorMap(raw, d))
-    faultAt(w, lane, I,
-            "cp.async.bulk.tensor: the 128 bytes at " + hexNumber(mapAddr) +
-                " do not hold a tensor map (a launch spec's \"tensormap\" parameter makes one)",
-            FaultKind::Address);
+  std::string why;
+  if (!decodeTensorMap(raw, d, &why)) {
+    if (std::memcmp(raw, "ptxTMAP1", 8) != 0)
+      faultAt(w, lane, I,
+              "cp.async.bulk.tensor: the 128 bytes at " + hexNumber(mapAddr) +
+                  " do not hold a tensor map (a launch spec's \"tensormap\" parameter makes one)",
+              FaultKind::Address);
+    faultAt(w, lane, I, "cp.async.bulk.tensor: the tensor map at " + hexNumber(mapAddr) + " is not valid: " + why);
+  }
+  // Fields a kernel's tensormap.replace may set that the copy does not emulate.
+  if (d.interleave || d.swizzle)
+    faultAt(w, lane, I, "cp.async.bulk.tensor: a tensor map with " +
+                            std::string(d.interleave ? "interleave layout " + std::to_string(d.interleave)
+                                                     : "swizzle mode " + std::to_string(d.swizzle)) +
+                            " is not emulated");
+  for (uint32_t k = 0; k < d.rank; ++k)
+    if (d.elementStrides[k] != 1)
+      faultAt(w, lane, I, "cp.async.bulk.tensor: a tensor map with element stride " + std::to_string(d.elementStrides[k]) +
+                              " in dimension " + std::to_string(k) + " is not emulated");
   if (d.rank != c.tensorRank)
     faultAt(w, lane, I,
             "cp.async.bulk.tensor." + std::to_string(c.tensorRank) + "d with a tensor map of rank " + std::to_string(d.rank));
@@ -559,6 +573,67 @@ void CtaRunner::mapa(Warp& w, const DInst& I, uint32_t exec) {
               "mapa to CTA rank " + std::to_string(rank[lane] & 0xFFFFFFFFu) +
                   ": a cluster has one CTA in this emulator (%cluster_nctarank is 1)");
     d[lane] = a[lane] & mask;
+  });
+}
+
+// ---- tensormap.replace and tensormap.cp_fenceproxy -------------------------------------------
+
+// The 128 bytes of a tensor map at `addr` in `space` (a generic address finds its window), read
+// (write false) or written 8 bytes at a time: the race checker sees them as loads and stores.
+void CtaRunner::tensorMapBytes(Warp& w, const DInst& I, StateSpace space, uint64_t addr, int lane, uint8_t bytes[128], bool write,
+                               const uint8_t* before) {
+  const uint64_t inSpace = space == StateSpace::Generic ? addr - windowBase(windowOf(addr)) : addr;
+  if (inSpace % 64)
+    faultAt(w, lane, I, "the tensor map at " + hexNumber(addr) + " is not 64-byte aligned", FaultKind::Address);
+  for (unsigned k = 0; k < 128; k += 8) {
+    if (write && before && std::memcmp(before + k, bytes + k, 8) == 0) continue;  // unchanged
+    storeBytes_ = write ? bytes + k : nullptr;
+    uint8_t* p = memory(w, I, space, addr + k, 8, lane, write, false, nullptr);
+    storeBytes_ = nullptr;
+    if (write) std::memcpy(p, bytes + k, 8);
+    else std::memcpy(bytes + k, p, 8);
+  }
+}
+
+void CtaRunner::tensormapReplace(Warp& w, const DInst& I, uint32_t exec) {
+  Frame* f = w.stack.back().frame;
+  const MemRef a = memRefOf(w, I);
+  const uint64_t* values = f->slot(I.src[0]);
+  const auto field = static_cast<TensorMapField>(I.tmapField);
+  forLanes(exec, [&](int lane) {
+    const uint64_t at = a.address(I, lane);
+    uint8_t before[128], bytes[128];
+    tensorMapBytes(w, I, a.space, at, lane, before, false, nullptr);
+    std::memcpy(bytes, before, 128);
+    const std::string why = replaceTensorMapField(bytes, field, I.call, values[lane]);
+    if (!why.empty())
+      faultAt(w, lane, I, std::string("tensormap.replace.") + tensorMapFieldName(field) + " of the tensor map at " + hexNumber(at) + ": " + why);
+    tensorMapBytes(w, I, a.space, at, lane, bytes, true, before);
+  });
+}
+
+void CtaRunner::tensormapCopy(Warp& w, const DInst& I, uint32_t exec) {
+  Frame* f = w.stack.back().frame;
+  const MemRef dst = memRefOf(w, I);
+  const DAddress& src = f->fn->bulkCopies[I.call].src;
+  // A warp-wide (.sync.aligned) copy: lanes that name the same maps as the lane before them
+  // copy nothing more.
+  uint64_t lastFrom = 0, lastTo = 0;
+  bool first = true;
+  forLanes(exec, [&](int lane) {
+    uint64_t from = static_cast<uint64_t>(src.offset);
+    if (src.fromReg) {
+      from += f->slot(src.slot)[lane];
+    } else if (src.sym.kind != SymRef::Kind::None) {
+      StateSpace sp;
+      from = symbolAddress(w, src.sym, src.offset, sp);
+    }
+    const uint64_t to = dst.address(I, lane);
+    if (!first && from == lastFrom && to == lastTo) return;
+    first = false, lastFrom = from, lastTo = to;
+    uint8_t bytes[128];
+    tensorMapBytes(w, I, StateSpace::Shared, from, lane, bytes, false, nullptr);
+    tensorMapBytes(w, I, StateSpace::Global, to, lane, bytes, true, nullptr);
   });
 }
 

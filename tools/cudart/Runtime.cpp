@@ -820,6 +820,9 @@ static int tensorMapEncodeTiled(void* tensorMap, int dataType, unsigned rank, vo
   ptxopt::emu::TensorMapDesc d;
   d.rank = rank;
   d.elemBytes = kElemBytes[dataType];
+  // The PTX ISA's element-type numbering (tensormap.replace's .elemtype) puts f32.ftz before f64
+  // and bf16: CUDA's 8 (FLOAT64), 9 (BFLOAT16), 10 (FLOAT32_FTZ) are its 9, 10, 8.
+  d.elemType = dataType == 8 ? 9 : dataType == 9 ? 10 : dataType == 10 ? 8 : dataType;
   d.base = reinterpret_cast<uint64_t>(globalAddress);
   for (unsigned k = 0; k < rank && k < 5; ++k) {
     if (elementStrides && elementStrides[k] != 1) return bad("element strides other than 1 are not emulated", kNotSupported);
