@@ -362,7 +362,7 @@ void CtaRunner::issueAsyncWrite(const Warp& w, const DInst& I, int lane, uint64_
   std::lock_guard<std::mutex> lock(L_.raceMutex);
   // Bytes another copy may still write; then the accesses before the issue that nothing
   // orders before it (the copy may land at once). The shadow takes the write when it lands.
-  checkInFlight(a, kind, dst, size, true);
+  checkInFlight(inFlight_, a, kind, dst, size, true);
   for (uint64_t k = 0; k < size; ++k) {
     auto it = sharedShadow_.find(dst + k);
     if (it == sharedShadow_.end()) continue;

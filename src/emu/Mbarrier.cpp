@@ -161,6 +161,14 @@ void CtaRunner::completePhase(uint32_t mbar) {
       continue;
     }
     landShared(c.thread, c.dst, c.bytes.data(), c.bytes.size(), c.line, c.id, true, true);
+    if (!c.globalReads.empty()) {  // its source is no longer read
+      std::lock_guard<std::mutex> lock(L_.raceMutex);
+      for (const auto& [at, n] : c.globalReads)
+        for (uint64_t b = 0; b < n; ++b) {
+          auto it = globalInFlight_.find(at + b);
+          if (it != globalInFlight_.end() && it->second.copy == c.id) globalInFlight_.erase(it);
+        }
+    }
   }
   bulkToShared_.resize(kept);
   for (uint32_t t = 0; t < async_.size(); ++t) {
@@ -346,7 +354,8 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
     const uint32_t thread = w.index * 32 + static_cast<uint32_t>(lane);
     // A tensor copy reads its box at the issue; its size is the box's.
     std::vector<uint8_t> box;
-    if (c.tensorRank) box = readTensorBox(w, I, lane, c, addressOf(c.tensorMap, lane));
+    std::vector<std::pair<uint64_t, uint32_t>> globalReads;  // with the race check: what a copy into shared memory read
+    if (c.tensorRank) box = readTensorBox(w, I, lane, c, addressOf(c.tensorMap, lane), L_.opts.checkRaces ? &globalReads : nullptr);
     const uint64_t size = c.tensorRank ? box.size() : sizes[lane] & 0xFFFFFFFFu;
     auto fault = [&](const std::string& what) {
       faultAt(w, lane, I, std::string(c.tensorRank ? "cp.async.bulk.tensor" : "cp.async.bulk") + " of " + std::to_string(size) +
@@ -384,7 +393,10 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
       std::memcpy(bytes.data(), shared_.data() + src, size);
     } else {
       const uint8_t* p = checkGlobal(src, "source");
-      if (L_.opts.checkRaces) recordAccess(w, I, StateSpace::Global, src, size, lane, false, false);
+      if (L_.opts.checkRaces) {
+        recordAccess(w, I, StateSpace::Global, src, size, lane, false, false);
+        globalReads.emplace_back(src, static_cast<uint32_t>(size));
+      }
       loadGlobalBytes(bytes.data(), p, size);
     }
     if (c.toGlobal) {
@@ -407,10 +419,16 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
     std::memcpy(&v, shared_.data() + mbar, 8);
     if (!decodeState(v).valid) fault("its mbarrier at shared " + hexNumber(mbar) + " is not initialized (mbarrier.init)");
     // Its complete-tx (PTX ISA, "mbarrier: tx-count") comes when a wait on the barrier needs it.
-    BulkCopy copy{mbar, static_cast<uint32_t>(dst), std::move(bytes), I.line, thread, 0, false};
+    BulkCopy copy{mbar, static_cast<uint32_t>(dst), std::move(bytes), I.line, thread, 0, false, {}};
     if (L_.opts.checkRaces) {
       copy.id = nextCopyId_++;
       issueAsyncWrite(w, I, lane, dst, size, copy.id, true);
+      // Its global source is read until it lands: a write to it meanwhile races.
+      std::lock_guard<std::mutex> lock(L_.raceMutex);
+      for (const auto& [at, n] : globalReads)
+        for (uint64_t k = 0; k < n; ++k)
+          globalInFlight_.try_emplace(at + k, InFlight{copy.id, thread, I.line, InFlightKind::BulkSourceRead});
+      copy.globalReads = std::move(globalReads);
     }
     bulkToShared_.push_back(std::move(copy));
     // A warp parked at a wait on this barrier must look again: the copy's complete-tx comes
@@ -422,7 +440,8 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
 // The box of a tensor copy (docs/EMULATOR.md, "Tensor maps"): the tensor map's bytes from
 // param, const or global memory, then the box's elements at the coordinates, innermost first,
 // with zeros for the elements outside the tensor.
-std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr) {
+std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr,
+                                             std::vector<std::pair<uint64_t, uint32_t>>* reads) {
   // The map: a generic address, or (below every window and global address) a kernel
   // parameter's param-space offset, as `mov.u64 %rd, param` gives it.
   StateSpace space = windowOf(mapAddr);
@@ -476,6 +495,10 @@ std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane,
       const uint8_t* p = L_.global->find(addr, d.elemBytes);
       if (!p) faultAt(w, lane, I, "cp.async.bulk.tensor: element at " + hexNumber(addr) + ": " + L_.global->describe(addr), FaultKind::Address);
       if (L_.opts.checkRaces) recordAccess(w, I, StateSpace::Global, addr, d.elemBytes, lane, false, false);
+      if (reads) {  // consecutive elements extend the last range
+        if (!reads->empty() && reads->back().first + reads->back().second == addr) reads->back().second += d.elemBytes;
+        else reads->emplace_back(addr, d.elemBytes);
+      }
       loadGlobalBytes(out.data() + e * d.elemBytes, p, d.elemBytes);
     }
     for (uint32_t k = 0; k < d.rank && ++index[k] == d.box[k]; ++k) index[k] = 0;  // next element, innermost first
