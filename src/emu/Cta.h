@@ -287,8 +287,9 @@ class CtaRunner {
   std::string describeMbarrier(uint32_t mbar) const;
   void wakeMbarrierWaiters();
   void bulkCopy(Warp& w, const DInst& I, uint32_t exec);
-  // `reads` (with the race check): the global ranges it read, the elements inside the tensor.
-  std::vector<uint8_t> readTensorBox(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr,
+  // The box as it lands at shared address `dst` (swizzled when the map says so); `reads` (with
+  // the race check): the global ranges it read, the elements inside the tensor.
+  std::vector<uint8_t> readTensorBox(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr, uint64_t dst,
                                      std::vector<std::pair<uint64_t, uint32_t>>* reads);
   void bulkCommit(Warp& w, uint32_t exec);
   void bulkWait(Warp& w, const DInst& I, uint32_t exec);

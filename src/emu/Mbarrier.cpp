@@ -31,6 +31,7 @@
 #include <cstring>
 
 #include "Cta.h"
+#include "Mma.h"
 #include "ptxopt/support/Text.h"
 
 namespace ptxopt::emu {
@@ -355,7 +356,9 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
     // A tensor copy reads its box at the issue; its size is the box's.
     std::vector<uint8_t> box;
     std::vector<std::pair<uint64_t, uint32_t>> globalReads;  // with the race check: what a copy into shared memory read
-    if (c.tensorRank) box = readTensorBox(w, I, lane, c, addressOf(c.tensorMap, lane), L_.opts.checkRaces ? &globalReads : nullptr);
+    if (c.tensorRank)
+      box = readTensorBox(w, I, lane, c, addressOf(c.tensorMap, lane), dstRef.address(I, lane),
+                          L_.opts.checkRaces ? &globalReads : nullptr);
     const uint64_t size = c.tensorRank ? box.size() : sizes[lane] & 0xFFFFFFFFu;
     auto fault = [&](const std::string& what) {
       faultAt(w, lane, I, std::string(c.tensorRank ? "cp.async.bulk.tensor" : "cp.async.bulk") + " of " + std::to_string(size) +
@@ -441,7 +444,7 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
 // param, const or global memory, then the box's elements at the coordinates, innermost first,
 // with zeros for the elements outside the tensor.
 std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr,
-                                             std::vector<std::pair<uint64_t, uint32_t>>* reads) {
+                                             uint64_t dst, std::vector<std::pair<uint64_t, uint32_t>>* reads) {
   // The map: a generic address, or (below every window and global address) a kernel
   // parameter's param-space offset, as `mov.u64 %rd, param` gives it.
   StateSpace space = windowOf(mapAddr);
@@ -460,12 +463,18 @@ std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane,
               FaultKind::Address);
     faultAt(w, lane, I, "cp.async.bulk.tensor: the tensor map at " + hexNumber(mapAddr) + " is not valid: " + why);
   }
-  // Fields a kernel's tensormap.replace may set that the copy does not emulate.
-  if (d.interleave || d.swizzle)
+  // Fields a kernel's tensormap.replace (or cuTensorMapEncodeTiled) may set that the copy does
+  // not emulate. A swizzle (1, 2, 3: 32, 64, 128 bytes) needs an innermost box of its span.
+  if (d.interleave || d.swizzle > 3)
     faultAt(w, lane, I, "cp.async.bulk.tensor: a tensor map with " +
                             std::string(d.interleave ? "interleave layout " + std::to_string(d.interleave)
                                                      : "swizzle mode " + std::to_string(d.swizzle)) +
                             " is not emulated");
+  const uint32_t span = d.swizzle ? 16u << d.swizzle : 0;
+  if (span && d.box[0] * d.elemBytes != span)
+    faultAt(w, lane, I, "cp.async.bulk.tensor: a " + std::to_string(span) + "-byte swizzle of an innermost box of " +
+                            std::to_string(d.box[0] * d.elemBytes) + " bytes (only boxes whose innermost dimension is the "
+                            "swizzle's span are emulated)");
   for (uint32_t k = 0; k < d.rank; ++k)
     if (d.elementStrides[k] != 1)
       faultAt(w, lane, I, "cp.async.bulk.tensor: a tensor map with element stride " + std::to_string(d.elementStrides[k]) +
@@ -502,6 +511,16 @@ std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane,
       loadGlobalBytes(out.data() + e * d.elemBytes, p, d.elemBytes);
     }
     for (uint32_t k = 0; k < d.rank && ++index[k] == d.box[k]; ++k) index[k] = 0;  // next element, innermost first
+  }
+  // A swizzled box lands with its 16-byte chunks where wgmma's swizzle modes read them
+  // (swizzleAddress: the chunk index XOR the row index, by shared address bits). A destination
+  // that is not 128-byte aligned faults in bulkCopy.
+  if (span && dst % 128 == 0) {
+    const Swizzle s = d.swizzle == 1 ? Swizzle::B32 : d.swizzle == 2 ? Swizzle::B64 : Swizzle::B128;
+    std::vector<uint8_t> swizzled(out.size());
+    for (uint64_t o = 0; o < out.size(); o += 16)
+      std::memcpy(swizzled.data() + (swizzleAddress(s, static_cast<uint32_t>(dst + o)) - dst), out.data() + o, 16);
+    out = std::move(swizzled);
   }
   return out;
 }
