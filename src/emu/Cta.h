@@ -291,6 +291,8 @@ class CtaRunner {
   // the race check): the global ranges it read, the elements inside the tensor.
   std::vector<uint8_t> readTensorBox(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr, uint64_t dst,
                                      std::vector<std::pair<uint64_t, uint32_t>>* reads);
+  TensorMapDesc tensorMapAt(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr);
+  void tensorStore(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr, uint64_t src);
   void bulkCommit(Warp& w, uint32_t exec);
   void bulkWait(Warp& w, const DInst& I, uint32_t exec);
   void landBulkStores(uint32_t thread, uint64_t limit);

@@ -279,7 +279,7 @@ bool Decoder::decodeBulk(DFunction& f, const Instruction& inst, DInst& di) {
   }
   if (tensorRank) {
     if (reduction) return fail("cp.reduce.async.bulk.tensor is not emulated");
-    return decodeTensorCopy(f, inst, di, spaces, mbarrier, tensorRank, tile, hint);
+    return decodeTensorCopy(f, inst, di, spaces, mbarrier, bulkGroup, tensorRank, tile, hint);
   }
   if (prefetch) {
     if (n != 2u + hint || inst.operand(0).kind != OperandKind::Address)
@@ -329,19 +329,27 @@ bool Decoder::decodeBulk(DFunction& f, const Instruction& inst, DInst& di) {
 
 // cp.async.bulk.tensor.{1..5}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // {.L2::cache_hint} [dst], [tensorMap, {c0, ...}], [mbar]{, policy}: the box of the tensor map
-// at the coordinates, into shared memory, completing its bytes on the mbarrier.
+// at the coordinates, into shared memory, completing its bytes on the mbarrier; and the store,
+// cp.async.bulk.tensor.{1..5}d.global.shared::cta{.tile}.bulk_group{.L2::cache_hint}
+// [tensorMap, {c0, ...}], [src]{, policy}: the box from shared memory to the tensor's elements at
+// the coordinates (those inside the tensor), in a bulk group.
 bool Decoder::decodeTensorCopy(DFunction& f, const Instruction& inst, DInst& di, const std::vector<StateSpace>& spaces,
-                               bool mbarrier, unsigned rank, bool tile, bool hint) {
+                               bool mbarrier, bool bulkGroup, unsigned rank, bool tile, bool hint) {
   if (rank > 5) return invalid("cp.async.bulk.tensor needs its dimensions (.1d to .5d)");
-  if (spaces.size() != 2 || (spaces[0] != StateSpace::SharedCluster && spaces[0] != StateSpace::SharedCta) ||
-      spaces[1] != StateSpace::Global || !mbarrier)
-    return fail("cp.async.bulk.tensor other than global to shared memory with .mbarrier::complete_tx::bytes is not emulated");
+  const bool store = spaces.size() == 2 && spaces[0] == StateSpace::Global && spaces[1] == StateSpace::SharedCta && bulkGroup &&
+                     !mbarrier;
+  if (!store && (spaces.size() != 2 || (spaces[0] != StateSpace::SharedCluster && spaces[0] != StateSpace::SharedCta) ||
+                 spaces[1] != StateSpace::Global || !mbarrier))
+    return fail("cp.async.bulk.tensor other than global to shared memory with .mbarrier::complete_tx::bytes, or shared to "
+                "global memory with .bulk_group, is not emulated");
   (void)tile;  // .tile is the default load mode
   const uint32_t n = inst.numOperands();
-  if (n != 3u + hint || inst.operand(0).kind != OperandKind::Address || inst.operand(2).kind != OperandKind::Address)
-    return invalid("cp.async.bulk.tensor takes [dst], [tensorMap, {coordinates}], [mbar]" +
-                   std::string(hint ? " and a cache-policy" : ""));
-  const Operand& map = inst.operand(1);
+  if (store ? n != 2u + hint || inst.operand(1).kind != OperandKind::Address
+            : n != 3u + hint || inst.operand(0).kind != OperandKind::Address || inst.operand(2).kind != OperandKind::Address)
+    return invalid(std::string(store ? "cp.async.bulk.tensor (a store) takes [tensorMap, {coordinates}], [src]"
+                                     : "cp.async.bulk.tensor takes [dst], [tensorMap, {coordinates}], [mbar]") +
+                   (hint ? " and a cache-policy" : ""));
+  const Operand& map = inst.operand(store ? 0 : 1);
   if (map.kind != OperandKind::Bracket || map.aux != 2)
     return invalid("cp.async.bulk.tensor's second operand is [tensorMap, {coordinates}]");
   DBulkCopy c;
@@ -367,6 +375,15 @@ bool Decoder::decodeTensorCopy(DFunction& f, const Instruction& inst, DInst& di,
                    std::to_string(cs.size()));
   for (const Operand& e : cs)
     if (!srcSlot(f, e, ScalarType::S32, di.src[di.nsrc++])) return false;
+  if (store) {
+    c.toGlobal = true;
+    if (!decodeAddress(inst.operand(1), c.src)) return false;
+    di.op = XOp::CpAsyncBulk;
+    di.space = StateSpace::Global;
+    di.call = static_cast<uint32_t>(f.bulkCopies.size());
+    f.bulkCopies.push_back(c);
+    return true;
+  }
   if (!decodeAddress(inst.operand(0), di) || !decodeAddress(inst.operand(2), c.mbar)) return false;
   di.op = XOp::CpAsyncBulk;
   di.space = StateSpace::Shared;

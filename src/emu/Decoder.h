@@ -280,7 +280,7 @@ class Decoder {
   bool decodeMbarrier(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeBulk(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeMapa(DFunction& f, const Instruction& inst, DInst& di);
-  bool decodeTensorCopy(DFunction& f, const Instruction& inst, DInst& di, const std::vector<StateSpace>& spaces, bool mbarrier,
+  bool decodeTensorCopy(DFunction& f, const Instruction& inst, DInst& di, const std::vector<StateSpace>& spaces, bool mbarrier, bool bulkGroup,
                         unsigned rank, bool tile, bool hint);
   bool decodeCall(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeTexture(DFunction& f, const Instruction& inst, DInst& di);

@@ -353,6 +353,7 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
   };
   forLanes(exec, [&](int lane) {
     const uint32_t thread = w.index * 32 + static_cast<uint32_t>(lane);
+    if (c.tensorRank && c.toGlobal) return tensorStore(w, I, lane, c, addressOf(c.tensorMap, lane), addressOf(c.src, lane));
     // A tensor copy reads its box at the issue; its size is the box's.
     std::vector<uint8_t> box;
     std::vector<std::pair<uint64_t, uint32_t>> globalReads;  // with the race check: what a copy into shared memory read
@@ -440,11 +441,9 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
   });
 }
 
-// The box of a tensor copy (docs/EMULATOR.md, "Tensor maps"): the tensor map's bytes from
-// param, const or global memory, then the box's elements at the coordinates, innermost first,
-// with zeros for the elements outside the tensor.
-std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr,
-                                             uint64_t dst, std::vector<std::pair<uint64_t, uint32_t>>* reads) {
+// The tensor map of a tensor copy (docs/EMULATOR.md, "Tensor maps"), from its bytes in param,
+// const or global memory, checked for what the copy emulates.
+TensorMapDesc CtaRunner::tensorMapAt(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr) {
   // The map: a generic address, or (below every window and global address) a kernel
   // parameter's param-space offset, as `mov.u64 %rd, param` gives it.
   StateSpace space = windowOf(mapAddr);
@@ -487,6 +486,15 @@ std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane,
             "cp.async.bulk.tensor: the box (" + std::to_string(d.boxBytes()) + " bytes) is larger than the CTA's " +
                 std::to_string(shared_.size()) + " bytes of shared memory",
             FaultKind::Address);
+  return d;
+}
+
+// The box of a tensor load: the box's elements at the coordinates, innermost first, with zeros
+// for the elements outside the tensor.
+std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr,
+                                             uint64_t dst, std::vector<std::pair<uint64_t, uint32_t>>* reads) {
+  const TensorMapDesc d = tensorMapAt(w, I, lane, c, mapAddr);
+  const uint32_t span = d.swizzle ? 16u << d.swizzle : 0;
   Frame* f = w.stack.back().frame;
   int64_t coord[5] = {0, 0, 0, 0, 0};
   for (uint32_t k = 0; k < d.rank; ++k) coord[k] = static_cast<int32_t>(f->slot(I.src[k])[lane]);
@@ -523,6 +531,69 @@ std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane,
     out = std::move(swizzled);
   }
   return out;
+}
+
+// A tensor store (cp.async.bulk.tensor...global.shared::cta.bulk_group): the box at shared
+// address `src` (read as a swizzled load would have left it) goes to the tensor's elements at the
+// coordinates that lie inside the tensor; the others are dropped. The bytes are read at the
+// issue and land as bulk stores of the thread's open group (a run of elements contiguous in
+// both memories is one store), their shared source in flight until a wait_group{.read}.
+void CtaRunner::tensorStore(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr, uint64_t src) {
+  const TensorMapDesc d = tensorMapAt(w, I, lane, c, mapAddr);
+  const uint64_t size = d.boxBytes();
+  auto fault = [&](const std::string& what) {
+    faultAt(w, lane, I, "cp.async.bulk.tensor of " + std::to_string(size) + " bytes: " + what, FaultKind::Address);
+  };
+  if (windowOf(src) == StateSpace::Shared)
+    fault("source " + hexNumber(src) + " is a generic address: cp.async.bulk.tensor takes a shared-space address (cvta.to.shared)");
+  if (src >= shared_.size() || shared_.size() - src < size)
+    fault("source at shared offset " + hexNumber(src) + " is outside the CTA's " + std::to_string(shared_.size()) +
+          " bytes of shared memory");
+  if (src % 128) fault("misaligned source at shared address " + hexNumber(src) + " (a tensor copy needs 128-byte alignment)");
+  if (L_.opts.checkRaces) recordAccess(w, I, StateSpace::Shared, src, size, lane, false, false);
+  const Swizzle swizzle = d.swizzle == 1 ? Swizzle::B32 : d.swizzle == 2 ? Swizzle::B64 : d.swizzle == 3 ? Swizzle::B128 : Swizzle::None;
+  Frame* f = w.stack.back().frame;
+  int64_t coord[5] = {0, 0, 0, 0, 0};
+  for (uint32_t k = 0; k < d.rank; ++k) coord[k] = static_cast<int32_t>(f->slot(I.src[k])[lane]);
+  const uint32_t thread = w.index * 32 + static_cast<uint32_t>(lane);
+  BulkThread& t = bulk_[thread];
+  const size_t first = t.stores.size();
+  uint64_t runEnd = 0;  // where the last store's global and shared bytes end
+  uint32_t runSrcEnd = 0;
+  uint32_t index[5] = {0, 0, 0, 0, 0};
+  for (uint64_t e = 0, n = size / d.elemBytes; e < n; ++e) {
+    bool inside = true;
+    uint64_t addr = d.base;
+    for (uint32_t k = 0; k < d.rank; ++k) {
+      const int64_t i = coord[k] + index[k];
+      inside = inside && i >= 0 && static_cast<uint64_t>(i) < d.dims[k];
+      addr += static_cast<uint64_t>(i) * (k == 0 ? d.elemBytes : d.strides[k - 1]);
+    }
+    for (uint32_t k = 0; k < d.rank && ++index[k] == d.box[k]; ++k) index[k] = 0;  // next element, innermost first
+    if (!inside) continue;
+    if (!L_.global->find(addr, d.elemBytes))
+      faultAt(w, lane, I, "cp.async.bulk.tensor: element at " + hexNumber(addr) + ": " + L_.global->describe(addr), FaultKind::Address);
+    // An element never straddles a 16-byte chunk, so a swizzle moves it whole.
+    const uint64_t at = src + e * d.elemBytes;
+    const uint32_t from = swizzle == Swizzle::None ? static_cast<uint32_t>(at) : swizzleAddress(swizzle, static_cast<uint32_t>(at));
+    const uint8_t* bytes = shared_.data() + from;
+    if (t.stores.size() > first && runEnd == addr && runSrcEnd == from) {
+      std::vector<uint8_t>& run = t.stores.back().bytes;
+      run.insert(run.end(), bytes, bytes + d.elemBytes);
+    } else {
+      t.stores.push_back(BulkStore{addr, std::vector<uint8_t>(bytes, bytes + d.elemBytes), t.groups, I.line, from, 0, false, false,
+                                   AtomOp::Add, I.t});
+    }
+    runEnd = addr + d.elemBytes, runSrcEnd = from + d.elemBytes;
+  }
+  if (!L_.opts.checkRaces) return;
+  std::lock_guard<std::mutex> lock(L_.raceMutex);
+  for (size_t k = first; k < t.stores.size(); ++k) {  // each source is in flight until a wait_group{.read}
+    BulkStore& s = t.stores[k];
+    s.id = nextCopyId_++;
+    s.reading = true;
+    for (uint64_t b = 0; b < s.bytes.size(); ++b) inFlight_.try_emplace(s.src + b, InFlight{s.id, thread, I.line, InFlightKind::BulkRead});
+  }
 }
 
 void CtaRunner::bulkCommit(Warp& w, uint32_t exec) {
