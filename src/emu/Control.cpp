@@ -86,9 +86,15 @@ const TextureDesc& CtaRunner::objectOf(Warp& w, const DInst& I, int lane, uint64
                             (L_.global->textureDestroyed(h) ? " names a destroyed object" : " is not a " + std::string(kind) + " object"));
   if (d->surface != surface)
     faultAt(w, lane, I, std::string(kind) + " handle " + hex + " is a " + (d->surface ? "surface" : "texture") + " object");
-  if (d->dims != I.texDims || d->layered != I.texLayered)
-    faultAt(w, lane, I, "a " + std::string(I.texLayered ? "layered " : "") + std::to_string(I.texDims) +
-                            (surface ? "D access to a surface" : "D fetch from a texture") + " that is " + describeTexture(*d));
+  if (I.op == XOp::TexQuery) {  // a query reads the object's description, not its texels
+    seen = ObjectSeen{h, d, nullptr};
+    return *d;
+  }
+  if (I.texCube ? !d->cubemap || d->layered != I.texLayered
+                : d->cubemap || d->dims != I.texDims || d->layered != I.texLayered)
+    faultAt(w, lane, I, "a " + std::string(I.texLayered ? "layered " : "") +
+                            (I.texCube ? "cubemap" : std::to_string(I.texDims) + "D") +
+                            (surface ? " access to a surface" : " fetch from a texture") + " that is " + describeTexture(*d));
   const uint8_t* texels = L_.global->find(d->base, d->spanBytes());
   if (!texels)
     faultAt(w, lane, I, "the texels of " + std::string(kind) + " " + std::to_string(h) + " (" + describeTexture(*d) + " at " +
@@ -121,6 +127,18 @@ void CtaRunner::texture(Warp& w, const DInst& I, uint32_t exec) {
     const bool sext = I.t == ScalarType::S32;
     for (unsigned c = 0; c < 4 && c < I.ndst; ++c)
       f->slot(I.dst[c])[lane] = sext ? static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(out[c]))) : out[c];
+  });
+}
+
+// txq / suq: an attribute of each lane's texture or surface object (queryTexture).
+void CtaRunner::textureQuery(Warp& w, const DInst& I, uint32_t exec) {
+  Frame* f = w.stack.back().frame;
+  const uint64_t* handles = f->slot(I.src[0]);
+  ObjectSeen seen;
+  forLanes(exec, [&](int lane) {
+    const TextureDesc& d = objectOf(w, I, lane, handles[lane], I.texQuerySurface, seen);
+    const int32_t level = I.nsrc > 1 ? static_cast<int32_t>(f->slot(I.src[1])[lane]) : 0;
+    f->slot(I.dst[0])[lane] = queryTexture(d, static_cast<TexQuery>(I.texQuery), level);
   });
 }
 
@@ -344,7 +362,7 @@ void CtaRunner::issueAsyncWrite(const Warp& w, const DInst& I, int lane, uint64_
   std::lock_guard<std::mutex> lock(L_.raceMutex);
   // Bytes another copy may still write; then the accesses before the issue that nothing
   // orders before it (the copy may land at once). The shadow takes the write when it lands.
-  checkInFlight(a, kind, dst, size, true);
+  checkInFlight(inFlight_, a, kind, dst, size, true);
   for (uint64_t k = 0; k < size; ++k) {
     auto it = sharedShadow_.find(dst + k);
     if (it == sharedShadow_.end()) continue;

@@ -139,9 +139,10 @@ struct Shadow {
   uint8_t written = 0;        // the byte the last write stored, when known (a plain store)
   bool writtenKnown = false;
 };
-// Shared bytes an asynchronous copy has not finished with: the destination of a cp.async or of a
-// bulk copy (any access races), or the source of a bulk store (a write races).
-enum class InFlightKind : uint8_t { CopyWrite, BulkWrite, BulkRead };
+// Bytes an asynchronous copy has not finished with: the shared destination of a cp.async or of a
+// bulk copy (any access races), the shared source of a bulk store, or the global source of a bulk
+// or tensor copy into shared memory (BulkSourceRead; a write to a source races).
+enum class InFlightKind : uint8_t { CopyWrite, BulkWrite, BulkRead, BulkSourceRead };
 
 // For race reports: how an access is named ("read", "strong write", "atomic", "cp.async
 // write") and where ("at 0x1f").
@@ -227,8 +228,11 @@ class CtaRunner {
   Access accessBy(const Warp& w, const DInst& I, int lane) const;
   // Whether access `o` is ordered before access `a` of warp `w` (race check).
   bool ordered(const Warp& w, const Access& o, const Access& a) const;
-  // An access to shared bytes that a cp.async may still write: a race with that copy.
-  void checkInFlight(const Access& a, const std::string& kind, uint64_t addr, uint64_t size, bool write);
+  // An access to bytes of `inFlight` (inFlight_ or globalInFlight_) that a copy may still write
+  // (any access), or read (a write): a race with that copy.
+  struct InFlight;
+  void checkInFlight(const std::unordered_map<uint64_t, InFlight>& inFlight, const Access& a, const std::string& kind,
+                     uint64_t addr, uint64_t size, bool write);
   // A texture fetch or surface read (`kind`) of global bytes: texture and surface reads go
   // through a cache the launch's own writes do not update, so reading a byte that any write of
   // this launch stored returns undefined data on a GPU, barrier or not. `orderedOnly`: only
@@ -283,7 +287,12 @@ class CtaRunner {
   std::string describeMbarrier(uint32_t mbar) const;
   void wakeMbarrierWaiters();
   void bulkCopy(Warp& w, const DInst& I, uint32_t exec);
-  std::vector<uint8_t> readTensorBox(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr);
+  // The box as it lands at shared address `dst` (swizzled when the map says so); `reads` (with
+  // the race check): the global ranges it read, the elements inside the tensor.
+  std::vector<uint8_t> readTensorBox(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr, uint64_t dst,
+                                     std::vector<std::pair<uint64_t, uint32_t>>* reads);
+  TensorMapDesc tensorMapAt(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr);
+  void tensorStore(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr, uint64_t src);
   void bulkCommit(Warp& w, uint32_t exec);
   void bulkWait(Warp& w, const DInst& I, uint32_t exec);
   void landBulkStores(uint32_t thread, uint64_t limit);
@@ -292,6 +301,13 @@ class CtaRunner {
   void mapa(Warp& w, const DInst& I, uint32_t exec);
   void texture(Warp& w, const DInst& I, uint32_t exec);
   void surface(Warp& w, const DInst& I, uint32_t exec);
+  void textureQuery(Warp& w, const DInst& I, uint32_t exec);
+  // tensormap.replace and tensormap.cp_fenceproxy (Mbarrier.cpp), through tensorMapBytes, which
+  // reads or writes (the 8-byte pieces that differ from `before`, when given) a map's 128 bytes.
+  void tensormapReplace(Warp& w, const DInst& I, uint32_t exec);
+  void tensormapCopy(Warp& w, const DInst& I, uint32_t exec);
+  void tensorMapBytes(Warp& w, const DInst& I, StateSpace space, uint64_t addr, int lane, uint8_t bytes[128], bool write,
+                      const uint8_t* before);
   // The texture or surface object `h` names for lane `lane` (faulting when there is none, when it
   // is the other kind, or when its texels are no longer in device memory), with its texels in
   // `seen`, which keeps the last object looked up: lanes with one handle look it up once.
@@ -391,6 +407,9 @@ class CtaRunner {
     InFlightKind kind = InFlightKind::CopyWrite;
   };
   std::unordered_map<uint64_t, InFlight> inFlight_;
+  // The global bytes a cp.async.bulk (or tensor copy) into shared memory may still read: from its
+  // issue until its landing (the phase of its mbarrier completes). A write to them races.
+  std::unordered_map<uint64_t, InFlight> globalInFlight_;
   uint64_t nextCopyId_ = 1;
   // cp.async.bulk into shared memory: the bytes read at the issue, completing (complete-tx) when
   // a wait on their mbarrier needs them and landing when its phase completes (in issue order).
@@ -401,6 +420,8 @@ class CtaRunner {
     uint32_t line = 0, thread = 0;
     uint64_t id = 0;
     bool txDone = false;  // its complete-tx was performed
+    // With the race check: the global ranges (address, bytes) it read, in flight until it lands.
+    std::vector<std::pair<uint64_t, uint32_t>> globalReads;
   };
   std::vector<BulkCopy> bulkToShared_;
   // cp.async.bulk into global memory, per thread: the stores not landed yet with their bulk

@@ -373,6 +373,7 @@ const OpDecode& decodeOf(Opcode op) {
     set(Opcode::Vote, Family::Vote), set(Opcode::Match, Family::Match), set(Opcode::ReduxSync, Family::Redux);
     set(Opcode::Activemask, Family::Activemask), set(Opcode::Tex, Family::Texture), set(Opcode::Tld4, Family::Texture);
     set(Opcode::Suld, Family::Surface), set(Opcode::Sust, Family::Surface);
+    set(Opcode::Txq, Family::Texture), set(Opcode::Suq, Family::Surface);
     auto video = [&](Opcode op, VideoOp v) { set(op, Family::Video, static_cast<uint8_t>(v)); };
     video(Opcode::Vadd2, VideoOp::Add), video(Opcode::Vadd4, VideoOp::Add), video(Opcode::Vsub2, VideoOp::Sub);
     video(Opcode::Vsub4, VideoOp::Sub), video(Opcode::Vavrg2, VideoOp::Avrg), video(Opcode::Vavrg4, VideoOp::Avrg);
@@ -381,7 +382,7 @@ const OpDecode& decodeOf(Opcode op) {
     video(Opcode::Vmax4, VideoOp::Max), video(Opcode::Vset2, VideoOp::Set), video(Opcode::Vset4, VideoOp::Set);
     for (Opcode op : {Opcode::Ldmatrix, Opcode::Stmatrix, Opcode::Movmatrix, Opcode::Mma, Opcode::Wmma})
       set(op, Family::Matrix);
-    set(Opcode::ElectSync, Family::Elect), set(Opcode::Mapa, Family::Mapa);
+    set(Opcode::ElectSync, Family::Elect), set(Opcode::Mapa, Family::Mapa), set(Opcode::Tensormap, Family::TensorMap);
     // No effect a single launch can observe: fences, prefetches, sleeps, profiler events, and
     // programmatic dependent launch (no prerequisite grid; launching dependents early is a hint).
     for (Opcode op : {Opcode::Membar, Opcode::Fence, Opcode::Prefetch, Opcode::Prefetchu, Opcode::Nanosleep,
@@ -469,6 +470,7 @@ bool Decoder::decodeInstruction(DFunction& f, const Instruction& inst, DInst& di
   if (d.family == Family::Surface) return decodeSurface(f, inst, di);
   if (d.family == Family::Matrix) return decodeMatrix(f, inst, di);
   if (d.family == Family::Mapa) return decodeMapa(f, inst, di);
+  if (d.family == Family::TensorMap) return decodeTensormap(f, inst, di);
   if (!decodeOperands(f, inst, di)) return false;
   di.ftz = inst.has(Mod::Ftz);
   di.sat = inst.has(Mod::Sat);

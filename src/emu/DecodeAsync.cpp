@@ -1,9 +1,11 @@
 // Decoding of the asynchronous copies: cp.async with its groups, mbarrier, the bulk and tensor
-// copies, mapa (Decoder.h).
+// copies, mapa, tensormap.replace and tensormap.cp_fenceproxy (Decoder.h).
 #include "Decoder.h"
+#include "ptxopt/emu/TensorMap.h"
 #include "ptxopt/ptx/Printer.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace ptxopt::emu::decoding {
 
@@ -277,7 +279,7 @@ bool Decoder::decodeBulk(DFunction& f, const Instruction& inst, DInst& di) {
   }
   if (tensorRank) {
     if (reduction) return fail("cp.reduce.async.bulk.tensor is not emulated");
-    return decodeTensorCopy(f, inst, di, spaces, mbarrier, tensorRank, tile, hint);
+    return decodeTensorCopy(f, inst, di, spaces, mbarrier, bulkGroup, tensorRank, tile, hint);
   }
   if (prefetch) {
     if (n != 2u + hint || inst.operand(0).kind != OperandKind::Address)
@@ -327,19 +329,27 @@ bool Decoder::decodeBulk(DFunction& f, const Instruction& inst, DInst& di) {
 
 // cp.async.bulk.tensor.{1..5}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // {.L2::cache_hint} [dst], [tensorMap, {c0, ...}], [mbar]{, policy}: the box of the tensor map
-// at the coordinates, into shared memory, completing its bytes on the mbarrier.
+// at the coordinates, into shared memory, completing its bytes on the mbarrier; and the store,
+// cp.async.bulk.tensor.{1..5}d.global.shared::cta{.tile}.bulk_group{.L2::cache_hint}
+// [tensorMap, {c0, ...}], [src]{, policy}: the box from shared memory to the tensor's elements at
+// the coordinates (those inside the tensor), in a bulk group.
 bool Decoder::decodeTensorCopy(DFunction& f, const Instruction& inst, DInst& di, const std::vector<StateSpace>& spaces,
-                               bool mbarrier, unsigned rank, bool tile, bool hint) {
+                               bool mbarrier, bool bulkGroup, unsigned rank, bool tile, bool hint) {
   if (rank > 5) return invalid("cp.async.bulk.tensor needs its dimensions (.1d to .5d)");
-  if (spaces.size() != 2 || (spaces[0] != StateSpace::SharedCluster && spaces[0] != StateSpace::SharedCta) ||
-      spaces[1] != StateSpace::Global || !mbarrier)
-    return fail("cp.async.bulk.tensor other than global to shared memory with .mbarrier::complete_tx::bytes is not emulated");
+  const bool store = spaces.size() == 2 && spaces[0] == StateSpace::Global && spaces[1] == StateSpace::SharedCta && bulkGroup &&
+                     !mbarrier;
+  if (!store && (spaces.size() != 2 || (spaces[0] != StateSpace::SharedCluster && spaces[0] != StateSpace::SharedCta) ||
+                 spaces[1] != StateSpace::Global || !mbarrier))
+    return fail("cp.async.bulk.tensor other than global to shared memory with .mbarrier::complete_tx::bytes, or shared to "
+                "global memory with .bulk_group, is not emulated");
   (void)tile;  // .tile is the default load mode
   const uint32_t n = inst.numOperands();
-  if (n != 3u + hint || inst.operand(0).kind != OperandKind::Address || inst.operand(2).kind != OperandKind::Address)
-    return invalid("cp.async.bulk.tensor takes [dst], [tensorMap, {coordinates}], [mbar]" +
-                   std::string(hint ? " and a cache-policy" : ""));
-  const Operand& map = inst.operand(1);
+  if (store ? n != 2u + hint || inst.operand(1).kind != OperandKind::Address
+            : n != 3u + hint || inst.operand(0).kind != OperandKind::Address || inst.operand(2).kind != OperandKind::Address)
+    return invalid(std::string(store ? "cp.async.bulk.tensor (a store) takes [tensorMap, {coordinates}], [src]"
+                                     : "cp.async.bulk.tensor takes [dst], [tensorMap, {coordinates}], [mbar]") +
+                   (hint ? " and a cache-policy" : ""));
+  const Operand& map = inst.operand(store ? 0 : 1);
   if (map.kind != OperandKind::Bracket || map.aux != 2)
     return invalid("cp.async.bulk.tensor's second operand is [tensorMap, {coordinates}]");
   DBulkCopy c;
@@ -365,6 +375,15 @@ bool Decoder::decodeTensorCopy(DFunction& f, const Instruction& inst, DInst& di,
                    std::to_string(cs.size()));
   for (const Operand& e : cs)
     if (!srcSlot(f, e, ScalarType::S32, di.src[di.nsrc++])) return false;
+  if (store) {
+    c.toGlobal = true;
+    if (!decodeAddress(inst.operand(1), c.src)) return false;
+    di.op = XOp::CpAsyncBulk;
+    di.space = StateSpace::Global;
+    di.call = static_cast<uint32_t>(f.bulkCopies.size());
+    f.bulkCopies.push_back(c);
+    return true;
+  }
   if (!decodeAddress(inst.operand(0), di) || !decodeAddress(inst.operand(2), c.mbar)) return false;
   di.op = XOp::CpAsyncBulk;
   di.space = StateSpace::Shared;
@@ -379,6 +398,73 @@ bool Decoder::decodeMapa(DFunction& f, const Instruction& inst, DInst& di) {
   if (!decodeOperands(f, inst, di)) return false;
   if (di.ndst != 1 || di.nsrc != 2) return fail("mapa with a variable operand is not emulated");
   di.op = XOp::Mapa;
+  return true;
+}
+
+// tensormap.replace.tile.FIELD{.global,.shared::cta}.b1024.{b32,b64} [map], {ord,} new_val (ord a
+// constant) and tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.SCOPE
+// .sync.aligned [dst], [src], 128 (docs/EMULATOR.md, "Tensor maps").
+bool Decoder::decodeTensormap(DFunction& f, const Instruction& inst, DInst& di) {
+  std::vector<StateSpace> spaces;
+  std::vector<std::string> names;
+  ScalarType valueType = ScalarType::B32;
+  for (Mod m : inst.mods()) {
+    if (auto sp = modSpace(m)) {
+      spaces.push_back(*sp == StateSpace::SharedCta ? StateSpace::Shared : *sp);  // .shared::cta is the CTA's .shared
+      continue;
+    }
+    if (auto t = modType(m)) {
+      valueType = *t;
+      continue;
+    }
+    names.emplace_back(modName(m, m_.strings()));
+  }
+  auto has = [&](std::string_view t) { return std::find(names.begin(), names.end(), t) != names.end(); };
+  if (has(".cp_fenceproxy")) {
+    if (inst.numOperands() != 3 || inst.operand(0).kind != OperandKind::Address || inst.operand(1).kind != OperandKind::Address ||
+        !inst.operand(2).isImm())
+      return invalid("tensormap.cp_fenceproxy takes [dst], [src], size");
+    if (inst.operand(2).value != 128) return invalid("tensormap.cp_fenceproxy copies 128 bytes");
+    if (spaces.size() != 2 || spaces[0] != StateSpace::Global || spaces[1] != StateSpace::Shared)
+      return invalid("tensormap.cp_fenceproxy copies from .shared::cta to .global");
+    if (!decodeAddress(inst.operand(0), di)) return false;
+    DBulkCopy c;
+    if (!decodeAddress(inst.operand(1), c.src)) return false;
+    di.space = StateSpace::Global;
+    di.call = static_cast<uint32_t>(f.bulkCopies.size());
+    f.bulkCopies.push_back(c);
+    di.op = XOp::TensormapCopy;
+    return true;
+  }
+  if (!has(".replace")) return fail("tensormap without .replace or .cp_fenceproxy is not emulated");
+  if (!has(".tile")) return fail("tensormap.replace of a mode other than .tile is not emulated");
+  static const char* const kFields[] = {".global_address", ".rank", ".box_dim", ".global_dim", ".global_stride", ".element_stride",
+                                        ".elemtype", ".interleave_layout", ".swizzle_mode", ".swizzle_atomicity", ".fill_mode"};
+  int field = -1;
+  for (unsigned k = 0; k < std::size(kFields); ++k)
+    if (has(kFields[k])) field = static_cast<int>(k);
+  if (field < 0) return invalid("tensormap.replace without a field (.global_address, .rank, .box_dim, ...)");
+  const auto tf = static_cast<TensorMapField>(field);
+  const bool perDim = tf == TensorMapField::BoxDim || tf == TensorMapField::GlobalDim || tf == TensorMapField::GlobalStride ||
+                      tf == TensorMapField::ElementStride;
+  const bool wide = tf == TensorMapField::GlobalAddress || tf == TensorMapField::GlobalStride;
+  const std::string name = std::string("tensormap.replace") + kFields[field];
+  if (typeBits(valueType) != (wide ? 64u : 32u)) return invalid(name + " takes a ." + (wide ? "b64" : "b32") + " value");
+  if (spaces.size() > 1 || (spaces.size() == 1 && spaces[0] != StateSpace::Global && spaces[0] != StateSpace::Shared))
+    return invalid(name + ": the tensor map is in .global or .shared::cta memory");
+  if (inst.numOperands() != (perDim ? 3u : 2u) || inst.operand(0).kind != OperandKind::Address)
+    return invalid(name + (perDim ? " takes [map], ord, new_val" : " takes [map], new_val"));
+  if (!decodeAddress(inst.operand(0), di)) return false;
+  di.space = spaces.empty() ? StateSpace::Generic : spaces[0];
+  di.call = 0;
+  if (perDim) {
+    const Operand& ord = inst.operand(1);
+    if (!ord.isImm() || ord.value < 0 || ord.value > 4) return invalid(name + ": ord is a constant, 0 to 4");
+    di.call = static_cast<uint32_t>(ord.value);
+  }
+  if (!srcSlot(f, inst.operand(perDim ? 2 : 1), valueType, di.src[di.nsrc++])) return false;
+  di.tmapField = static_cast<uint8_t>(field);
+  di.op = XOp::TensormapReplace;
   return true;
 }
 

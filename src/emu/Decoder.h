@@ -33,7 +33,7 @@ inline uint64_t naturalAlign(const Variable& v) {
 enum class Family : uint8_t {
   None, Move, Arith, Bit, Sad, Dp, Video, Compare, Select, Slct, Convert, Cvta, Isspacep, Load, Store, Atomic,
   Branch, BranchIndexed, Call, Return, Exit, Trap, Barrier, WarpSync, Shuffle, Vote, Match, Redux, Activemask, Nop, Texture, Surface, Matrix,
-  Elect, Mapa,
+  Elect, Mapa, TensorMap,
 };
 struct OpDecode {
   Family family = Family::None;
@@ -280,11 +280,13 @@ class Decoder {
   bool decodeMbarrier(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeBulk(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeMapa(DFunction& f, const Instruction& inst, DInst& di);
-  bool decodeTensorCopy(DFunction& f, const Instruction& inst, DInst& di, const std::vector<StateSpace>& spaces, bool mbarrier,
+  bool decodeTensorCopy(DFunction& f, const Instruction& inst, DInst& di, const std::vector<StateSpace>& spaces, bool mbarrier, bool bulkGroup,
                         unsigned rank, bool tile, bool hint);
   bool decodeCall(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeTexture(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeSurface(DFunction& f, const Instruction& inst, DInst& di);
+  bool decodeQuery(DFunction& f, const Instruction& inst, DInst& di);
+  bool decodeTensormap(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeMatrix(DFunction& f, const Instruction& inst, DInst& di);
   bool decodeMatrixMove(const Instruction& inst, MatrixQualifiers& q, DInst& di, DMatrixOp& op);
   bool decodeMma(const Instruction& inst, MatrixQualifiers& q, bool isWmma, DInst& di, DMatrixOp& op);

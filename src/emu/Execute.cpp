@@ -183,6 +183,9 @@ void CtaRunner::execute(Warp& w, const DInst& I) {
       case XOp::Tex: texture(w, I, exec); break;
       case XOp::Suld:
       case XOp::Sust: surface(w, I, exec); break;
+      case XOp::TexQuery: textureQuery(w, I, exec); break;
+      case XOp::TensormapReplace: tensormapReplace(w, I, exec); break;
+      case XOp::TensormapCopy: tensormapCopy(w, I, exec); break;
       case XOp::Ldmatrix:
       case XOp::Stmatrix:
       case XOp::Movmatrix:

@@ -189,7 +189,7 @@ TexAddressMode addressMode(const json& j, const std::string& field) {
 }
 
 // {"type", "channels", "extent", "layered", "resource", "pitch", "init", "filter", "address",
-//  "normalized_coords", "read", "border_color"}
+//  "normalized_coords", "read", "border_color", "cubemap"}
 // A surface ("surface": {...}) takes the first five fields only: packed texels, no sampler.
 // "tensormap": {"buffer": NAME, "dims": [...], "strides": [...], "box": [...]}: dims and box have
 // one entry per dimension (innermost first), strides one fewer (bytes; default: packed rows).
@@ -229,7 +229,7 @@ void textureParam(const json& t, const std::string& field, const std::string& di
   if (!t.is_object()) fail(field, "expected an object");
   for (auto& [key, val] : t.items()) {
     static const char* kKnown[] = {"type", "channels", "extent", "layered", "init", "resource", "pitch", "filter",
-                                   "address", "normalized_coords", "read", "border_color"};
+                                   "address", "normalized_coords", "read", "border_color", "cubemap"};
     bool known = false;
     for (size_t k = 0; k < (surface ? 5 : std::size(kKnown)); ++k) known |= key == kKnown[k];
     if (!known) fail(field + "." + key, surface ? "unknown field (a surface has type, channels, extent, layered, init)" : "unknown field");
@@ -261,6 +261,16 @@ void textureParam(const json& t, const std::string& field, const std::string& di
   if (d.layered && n < 2) fail(field + ".extent", "a layered texture's last dimension is its layer count");
   d.width = e[0], d.height = e[1], d.depth = e[2];
   d.dims = static_cast<uint8_t>(d.layered ? n - 1 : n);
+  if (t.contains("cubemap")) {
+    if (!t["cubemap"].is_boolean()) fail(field + ".cubemap", "expected true or false");
+    d.cubemap = t["cubemap"].get<bool>();
+  }
+  if (d.cubemap) {  // six faces of width x width texels per cubemap, stored as layers
+    if (n != (d.layered ? 3u : 2u))
+      fail(field + ".extent", d.layered ? "a layered cubemap's extent is [width, width, cubemaps]" : "a cubemap's extent is [width, width]");
+    d.dims = 2;
+    d.depth = 6 * (d.layered ? e[2] : 1);
+  }
   std::string resource = "array";
   if (t.contains("resource")) {
     if (!t["resource"].is_string()) fail(field + ".resource", "expected \"array\", \"pitch2d\" or \"linear\"");
@@ -660,11 +670,12 @@ std::string textureJson(const ParamSpec& p) {
   std::string out = "{\"type\": \"" + std::string(elemTypeName(p.type)) + "\", \"channels\": " + std::to_string(d.channels);
   std::vector<uint32_t> e{d.width};
   if (d.dims + d.layered >= 2) e.push_back(d.height);
-  if (d.dims + d.layered >= 3) e.push_back(d.depth);
+  if (d.dims + d.layered >= 3) e.push_back(d.cubemap ? d.depth / 6 : d.depth);
   out += ", \"extent\": [";
   for (size_t k = 0; k < e.size(); ++k) out += (k ? ", " : "") + std::to_string(e[k]);
   out += "]";
   if (d.layered) out += ", \"layered\": true";
+  if (d.cubemap) out += ", \"cubemap\": true";
   if (d.surface) return out + ", \"init\": " + initJson(p.init) + "}";
   out += std::string(", \"resource\": \"") +
          (d.resource == TexResource::Array ? "array" : d.resource == TexResource::Pitch2D ? "pitch2d" : "linear") + "\"";

@@ -554,7 +554,8 @@ void Launch::reportInFlightRace(const Access& a, const std::string& kind, uint32
   uint32_t la = std::min(a.line, copyLine), lb = std::max(a.line, copyLine);
   const bool bulk = copy != InFlightKind::CopyWrite;
   const std::string copyKind = bulk ? "cp.async.bulk in flight" : "cp.async in flight";
-  auto key = std::make_tuple(std::string("shared"), la, lb, a.line <= copyLine ? kind : copyKind,
+  const std::string space = copy == InFlightKind::BulkSourceRead ? "global" : "shared";
+  auto key = std::make_tuple(space, la, lb, a.line <= copyLine ? kind : copyKind,
                              a.line <= copyLine ? copyKind : kind, false);
   auto it = races.find(key);
   if (it != races.end()) {
@@ -562,14 +563,14 @@ void Launch::reportInFlightRace(const Access& a, const std::string& kind, uint32
     return;
   }
   RaceReport r;
-  r.space = "shared";
+  r.space = space;
   r.lineA = copyLine;
   r.lineB = a.line;
   r.kindA = copyKind;
   r.kindB = kind;
   r.occurrences = 1;
   r.description =
-      "race on shared memory " + where + ": " + kind + " at " + P.fileName + ":" + std::to_string(a.line) +
+      "race on " + space + " memory " + where + ": " + kind + " at " + P.fileName + ":" + std::to_string(a.line) +
       " by thread " + std::to_string(a.thread) + " of CTA " + std::to_string(a.cta) + " while a " +
       (bulk ? "cp.async.bulk" : "cp.async") + " at " + P.fileName + ":" + std::to_string(copyLine) + " by thread " +
       std::to_string(copyThread) +
@@ -577,6 +578,9 @@ void Launch::reportInFlightRace(const Access& a, const std::string& kind, uint32
            ? " may still write it (the copy lands when a cp.async.wait_group or wait_all of its thread completes its group)"
        : copy == InFlightKind::BulkWrite
            ? " may still write it (the copy lands when the phase of its mbarrier completes)"
+       : copy == InFlightKind::BulkSourceRead
+           ? " may still read it (a copy into shared memory reads its global source until the phase of its mbarrier "
+             "completes)"
            : " may still read it (a bulk store reads its source until a cp.async.bulk.wait_group{.read} of its thread "
              "completes its group)");
   races.emplace(key, std::move(r));
@@ -945,10 +949,13 @@ std::string raceWhere(uint64_t byte) {
   return buf;
 }
 
-void CtaRunner::checkInFlight(const Access& a, const std::string& kind, uint64_t addr, uint64_t size, bool write) {
+void CtaRunner::checkInFlight(const std::unordered_map<uint64_t, InFlight>& inFlight, const Access& a, const std::string& kind,
+                              uint64_t addr, uint64_t size, bool write) {
   for (uint64_t k = 0; k < size; ++k) {
-    auto it = inFlight_.find(addr + k);
-    if (it == inFlight_.end() || (it->second.kind == InFlightKind::BulkRead && !write)) continue;
+    auto it = inFlight.find(addr + k);
+    if (it == inFlight.end()) continue;
+    const bool reading = it->second.kind == InFlightKind::BulkRead || it->second.kind == InFlightKind::BulkSourceRead;
+    if (reading && !write) continue;
     L_.reportInFlightRace(a, kind, it->second.line, it->second.thread, raceWhere(addr + k), it->second.kind);
     return;  // once per access
   }
@@ -980,7 +987,9 @@ void CtaRunner::recordAccess(Warp& w, const DInst& I, StateSpace space, uint64_t
   const std::string spaceName = shared ? "shared" : "global";
   std::lock_guard<std::mutex> lock(L_.raceMutex);
   // Shared bytes a cp.async may still write: any access races with the copy.
-  if (shared && !inFlight_.empty()) checkInFlight(a, accessKind(a, write), addr, size, write);
+  if (shared && !inFlight_.empty()) checkInFlight(inFlight_, a, accessKind(a, write), addr, size, write);
+  // Global bytes a bulk copy into shared memory may still read: a write races with the copy.
+  if (!shared && write && !globalInFlight_.empty()) checkInFlight(globalInFlight_, a, accessKind(a, write), addr, size, write);
   // A write that races with earlier writes is a same-value race when it stores, at every byte
   // where it races, the byte the earlier write stored (the access as a whole, not byte by byte).
   bool same = write && storeBytes_;

@@ -31,6 +31,7 @@
 #include <cstring>
 
 #include "Cta.h"
+#include "Mma.h"
 #include "ptxopt/support/Text.h"
 
 namespace ptxopt::emu {
@@ -161,6 +162,14 @@ void CtaRunner::completePhase(uint32_t mbar) {
       continue;
     }
     landShared(c.thread, c.dst, c.bytes.data(), c.bytes.size(), c.line, c.id, true, true);
+    if (!c.globalReads.empty()) {  // its source is no longer read
+      std::lock_guard<std::mutex> lock(L_.raceMutex);
+      for (const auto& [at, n] : c.globalReads)
+        for (uint64_t b = 0; b < n; ++b) {
+          auto it = globalInFlight_.find(at + b);
+          if (it != globalInFlight_.end() && it->second.copy == c.id) globalInFlight_.erase(it);
+        }
+    }
   }
   bulkToShared_.resize(kept);
   for (uint32_t t = 0; t < async_.size(); ++t) {
@@ -344,9 +353,13 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
   };
   forLanes(exec, [&](int lane) {
     const uint32_t thread = w.index * 32 + static_cast<uint32_t>(lane);
+    if (c.tensorRank && c.toGlobal) return tensorStore(w, I, lane, c, addressOf(c.tensorMap, lane), addressOf(c.src, lane));
     // A tensor copy reads its box at the issue; its size is the box's.
     std::vector<uint8_t> box;
-    if (c.tensorRank) box = readTensorBox(w, I, lane, c, addressOf(c.tensorMap, lane));
+    std::vector<std::pair<uint64_t, uint32_t>> globalReads;  // with the race check: what a copy into shared memory read
+    if (c.tensorRank)
+      box = readTensorBox(w, I, lane, c, addressOf(c.tensorMap, lane), dstRef.address(I, lane),
+                          L_.opts.checkRaces ? &globalReads : nullptr);
     const uint64_t size = c.tensorRank ? box.size() : sizes[lane] & 0xFFFFFFFFu;
     auto fault = [&](const std::string& what) {
       faultAt(w, lane, I, std::string(c.tensorRank ? "cp.async.bulk.tensor" : "cp.async.bulk") + " of " + std::to_string(size) +
@@ -384,7 +397,10 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
       std::memcpy(bytes.data(), shared_.data() + src, size);
     } else {
       const uint8_t* p = checkGlobal(src, "source");
-      if (L_.opts.checkRaces) recordAccess(w, I, StateSpace::Global, src, size, lane, false, false);
+      if (L_.opts.checkRaces) {
+        recordAccess(w, I, StateSpace::Global, src, size, lane, false, false);
+        globalReads.emplace_back(src, static_cast<uint32_t>(size));
+      }
       loadGlobalBytes(bytes.data(), p, size);
     }
     if (c.toGlobal) {
@@ -407,10 +423,16 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
     std::memcpy(&v, shared_.data() + mbar, 8);
     if (!decodeState(v).valid) fault("its mbarrier at shared " + hexNumber(mbar) + " is not initialized (mbarrier.init)");
     // Its complete-tx (PTX ISA, "mbarrier: tx-count") comes when a wait on the barrier needs it.
-    BulkCopy copy{mbar, static_cast<uint32_t>(dst), std::move(bytes), I.line, thread, 0, false};
+    BulkCopy copy{mbar, static_cast<uint32_t>(dst), std::move(bytes), I.line, thread, 0, false, {}};
     if (L_.opts.checkRaces) {
       copy.id = nextCopyId_++;
       issueAsyncWrite(w, I, lane, dst, size, copy.id, true);
+      // Its global source is read until it lands: a write to it meanwhile races.
+      std::lock_guard<std::mutex> lock(L_.raceMutex);
+      for (const auto& [at, n] : globalReads)
+        for (uint64_t k = 0; k < n; ++k)
+          globalInFlight_.try_emplace(at + k, InFlight{copy.id, thread, I.line, InFlightKind::BulkSourceRead});
+      copy.globalReads = std::move(globalReads);
     }
     bulkToShared_.push_back(std::move(copy));
     // A warp parked at a wait on this barrier must look again: the copy's complete-tx comes
@@ -419,10 +441,9 @@ void CtaRunner::bulkCopy(Warp& w, const DInst& I, uint32_t exec) {
   });
 }
 
-// The box of a tensor copy (docs/EMULATOR.md, "Tensor maps"): the tensor map's bytes from
-// param, const or global memory, then the box's elements at the coordinates, innermost first,
-// with zeros for the elements outside the tensor.
-std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr) {
+// The tensor map of a tensor copy (docs/EMULATOR.md, "Tensor maps"), from its bytes in param,
+// const or global memory, checked for what the copy emulates.
+TensorMapDesc CtaRunner::tensorMapAt(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr) {
   // The map: a generic address, or (below every window and global address) a kernel
   // parameter's param-space offset, as `mov.u64 %rd, param` gives it.
   StateSpace space = windowOf(mapAddr);
@@ -432,11 +453,31 @@ std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane,
   uint8_t raw[kTensorMapBytes];
   for (uint64_t k = 0; k < kTensorMapBytes; ++k) raw[k] = *memory(w, I, space, at + k, 1, lane, false, false, nullptr);
   TensorMapDesc d;
-  if (!decodeTensorMap(raw, d))
-    faultAt(w, lane, I,
-            "cp.async.bulk.tensor: the 128 bytes at " + hexNumber(mapAddr) +
-                " do not hold a tensor map (a launch spec's \"tensormap\" parameter makes one)",
-            FaultKind::Address);
+  std::string why;
+  if (!decodeTensorMap(raw, d, &why)) {
+    if (std::memcmp(raw, "ptxTMAP1", 8) != 0)
+      faultAt(w, lane, I,
+              "cp.async.bulk.tensor: the 128 bytes at " + hexNumber(mapAddr) +
+                  " do not hold a tensor map (a launch spec's \"tensormap\" parameter makes one)",
+              FaultKind::Address);
+    faultAt(w, lane, I, "cp.async.bulk.tensor: the tensor map at " + hexNumber(mapAddr) + " is not valid: " + why);
+  }
+  // Fields a kernel's tensormap.replace (or cuTensorMapEncodeTiled) may set that the copy does
+  // not emulate. A swizzle (1, 2, 3: 32, 64, 128 bytes) needs an innermost box of its span.
+  if (d.interleave || d.swizzle > 3)
+    faultAt(w, lane, I, "cp.async.bulk.tensor: a tensor map with " +
+                            std::string(d.interleave ? "interleave layout " + std::to_string(d.interleave)
+                                                     : "swizzle mode " + std::to_string(d.swizzle)) +
+                            " is not emulated");
+  const uint32_t span = d.swizzle ? 16u << d.swizzle : 0;
+  if (span && d.box[0] * d.elemBytes != span)
+    faultAt(w, lane, I, "cp.async.bulk.tensor: a " + std::to_string(span) + "-byte swizzle of an innermost box of " +
+                            std::to_string(d.box[0] * d.elemBytes) + " bytes (only boxes whose innermost dimension is the "
+                            "swizzle's span are emulated)");
+  for (uint32_t k = 0; k < d.rank; ++k)
+    if (d.elementStrides[k] != 1)
+      faultAt(w, lane, I, "cp.async.bulk.tensor: a tensor map with element stride " + std::to_string(d.elementStrides[k]) +
+                              " in dimension " + std::to_string(k) + " is not emulated");
   if (d.rank != c.tensorRank)
     faultAt(w, lane, I,
             "cp.async.bulk.tensor." + std::to_string(c.tensorRank) + "d with a tensor map of rank " + std::to_string(d.rank));
@@ -445,6 +486,15 @@ std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane,
             "cp.async.bulk.tensor: the box (" + std::to_string(d.boxBytes()) + " bytes) is larger than the CTA's " +
                 std::to_string(shared_.size()) + " bytes of shared memory",
             FaultKind::Address);
+  return d;
+}
+
+// The box of a tensor load: the box's elements at the coordinates, innermost first, with zeros
+// for the elements outside the tensor.
+std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr,
+                                             uint64_t dst, std::vector<std::pair<uint64_t, uint32_t>>* reads) {
+  const TensorMapDesc d = tensorMapAt(w, I, lane, c, mapAddr);
+  const uint32_t span = d.swizzle ? 16u << d.swizzle : 0;
   Frame* f = w.stack.back().frame;
   int64_t coord[5] = {0, 0, 0, 0, 0};
   for (uint32_t k = 0; k < d.rank; ++k) coord[k] = static_cast<int32_t>(f->slot(I.src[k])[lane]);
@@ -462,11 +512,88 @@ std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane,
       const uint8_t* p = L_.global->find(addr, d.elemBytes);
       if (!p) faultAt(w, lane, I, "cp.async.bulk.tensor: element at " + hexNumber(addr) + ": " + L_.global->describe(addr), FaultKind::Address);
       if (L_.opts.checkRaces) recordAccess(w, I, StateSpace::Global, addr, d.elemBytes, lane, false, false);
+      if (reads) {  // consecutive elements extend the last range
+        if (!reads->empty() && reads->back().first + reads->back().second == addr) reads->back().second += d.elemBytes;
+        else reads->emplace_back(addr, d.elemBytes);
+      }
       loadGlobalBytes(out.data() + e * d.elemBytes, p, d.elemBytes);
     }
     for (uint32_t k = 0; k < d.rank && ++index[k] == d.box[k]; ++k) index[k] = 0;  // next element, innermost first
   }
+  // A swizzled box lands with its 16-byte chunks where wgmma's swizzle modes read them
+  // (swizzleAddress: the chunk index XOR the row index, by shared address bits). A destination
+  // that is not 128-byte aligned faults in bulkCopy.
+  if (span && dst % 128 == 0) {
+    const Swizzle s = d.swizzle == 1 ? Swizzle::B32 : d.swizzle == 2 ? Swizzle::B64 : Swizzle::B128;
+    std::vector<uint8_t> swizzled(out.size());
+    for (uint64_t o = 0; o < out.size(); o += 16)
+      std::memcpy(swizzled.data() + (swizzleAddress(s, static_cast<uint32_t>(dst + o)) - dst), out.data() + o, 16);
+    out = std::move(swizzled);
+  }
   return out;
+}
+
+// A tensor store (cp.async.bulk.tensor...global.shared::cta.bulk_group): the box at shared
+// address `src` (read as a swizzled load would have left it) goes to the tensor's elements at the
+// coordinates that lie inside the tensor; the others are dropped. The bytes are read at the
+// issue and land as bulk stores of the thread's open group (a run of elements contiguous in
+// both memories is one store), their shared source in flight until a wait_group{.read}.
+void CtaRunner::tensorStore(Warp& w, const DInst& I, int lane, const DBulkCopy& c, uint64_t mapAddr, uint64_t src) {
+  const TensorMapDesc d = tensorMapAt(w, I, lane, c, mapAddr);
+  const uint64_t size = d.boxBytes();
+  auto fault = [&](const std::string& what) {
+    faultAt(w, lane, I, "cp.async.bulk.tensor of " + std::to_string(size) + " bytes: " + what, FaultKind::Address);
+  };
+  if (windowOf(src) == StateSpace::Shared)
+    fault("source " + hexNumber(src) + " is a generic address: cp.async.bulk.tensor takes a shared-space address (cvta.to.shared)");
+  if (src >= shared_.size() || shared_.size() - src < size)
+    fault("source at shared offset " + hexNumber(src) + " is outside the CTA's " + std::to_string(shared_.size()) +
+          " bytes of shared memory");
+  if (src % 128) fault("misaligned source at shared address " + hexNumber(src) + " (a tensor copy needs 128-byte alignment)");
+  if (L_.opts.checkRaces) recordAccess(w, I, StateSpace::Shared, src, size, lane, false, false);
+  const Swizzle swizzle = d.swizzle == 1 ? Swizzle::B32 : d.swizzle == 2 ? Swizzle::B64 : d.swizzle == 3 ? Swizzle::B128 : Swizzle::None;
+  Frame* f = w.stack.back().frame;
+  int64_t coord[5] = {0, 0, 0, 0, 0};
+  for (uint32_t k = 0; k < d.rank; ++k) coord[k] = static_cast<int32_t>(f->slot(I.src[k])[lane]);
+  const uint32_t thread = w.index * 32 + static_cast<uint32_t>(lane);
+  BulkThread& t = bulk_[thread];
+  const size_t first = t.stores.size();
+  uint64_t runEnd = 0;  // where the last store's global and shared bytes end
+  uint32_t runSrcEnd = 0;
+  uint32_t index[5] = {0, 0, 0, 0, 0};
+  for (uint64_t e = 0, n = size / d.elemBytes; e < n; ++e) {
+    bool inside = true;
+    uint64_t addr = d.base;
+    for (uint32_t k = 0; k < d.rank; ++k) {
+      const int64_t i = coord[k] + index[k];
+      inside = inside && i >= 0 && static_cast<uint64_t>(i) < d.dims[k];
+      addr += static_cast<uint64_t>(i) * (k == 0 ? d.elemBytes : d.strides[k - 1]);
+    }
+    for (uint32_t k = 0; k < d.rank && ++index[k] == d.box[k]; ++k) index[k] = 0;  // next element, innermost first
+    if (!inside) continue;
+    if (!L_.global->find(addr, d.elemBytes))
+      faultAt(w, lane, I, "cp.async.bulk.tensor: element at " + hexNumber(addr) + ": " + L_.global->describe(addr), FaultKind::Address);
+    // An element never straddles a 16-byte chunk, so a swizzle moves it whole.
+    const uint64_t at = src + e * d.elemBytes;
+    const uint32_t from = swizzle == Swizzle::None ? static_cast<uint32_t>(at) : swizzleAddress(swizzle, static_cast<uint32_t>(at));
+    const uint8_t* bytes = shared_.data() + from;
+    if (t.stores.size() > first && runEnd == addr && runSrcEnd == from) {
+      std::vector<uint8_t>& run = t.stores.back().bytes;
+      run.insert(run.end(), bytes, bytes + d.elemBytes);
+    } else {
+      t.stores.push_back(BulkStore{addr, std::vector<uint8_t>(bytes, bytes + d.elemBytes), t.groups, I.line, from, 0, false, false,
+                                   AtomOp::Add, I.t});
+    }
+    runEnd = addr + d.elemBytes, runSrcEnd = from + d.elemBytes;
+  }
+  if (!L_.opts.checkRaces) return;
+  std::lock_guard<std::mutex> lock(L_.raceMutex);
+  for (size_t k = first; k < t.stores.size(); ++k) {  // each source is in flight until a wait_group{.read}
+    BulkStore& s = t.stores[k];
+    s.id = nextCopyId_++;
+    s.reading = true;
+    for (uint64_t b = 0; b < s.bytes.size(); ++b) inFlight_.try_emplace(s.src + b, InFlight{s.id, thread, I.line, InFlightKind::BulkRead});
+  }
 }
 
 void CtaRunner::bulkCommit(Warp& w, uint32_t exec) {
@@ -559,6 +686,67 @@ void CtaRunner::mapa(Warp& w, const DInst& I, uint32_t exec) {
               "mapa to CTA rank " + std::to_string(rank[lane] & 0xFFFFFFFFu) +
                   ": a cluster has one CTA in this emulator (%cluster_nctarank is 1)");
     d[lane] = a[lane] & mask;
+  });
+}
+
+// ---- tensormap.replace and tensormap.cp_fenceproxy -------------------------------------------
+
+// The 128 bytes of a tensor map at `addr` in `space` (a generic address finds its window), read
+// (write false) or written 8 bytes at a time: the race checker sees them as loads and stores.
+void CtaRunner::tensorMapBytes(Warp& w, const DInst& I, StateSpace space, uint64_t addr, int lane, uint8_t bytes[128], bool write,
+                               const uint8_t* before) {
+  const uint64_t inSpace = space == StateSpace::Generic ? addr - windowBase(windowOf(addr)) : addr;
+  if (inSpace % 64)
+    faultAt(w, lane, I, "the tensor map at " + hexNumber(addr) + " is not 64-byte aligned", FaultKind::Address);
+  for (unsigned k = 0; k < 128; k += 8) {
+    if (write && before && std::memcmp(before + k, bytes + k, 8) == 0) continue;  // unchanged
+    storeBytes_ = write ? bytes + k : nullptr;
+    uint8_t* p = memory(w, I, space, addr + k, 8, lane, write, false, nullptr);
+    storeBytes_ = nullptr;
+    if (write) std::memcpy(p, bytes + k, 8);
+    else std::memcpy(bytes + k, p, 8);
+  }
+}
+
+void CtaRunner::tensormapReplace(Warp& w, const DInst& I, uint32_t exec) {
+  Frame* f = w.stack.back().frame;
+  const MemRef a = memRefOf(w, I);
+  const uint64_t* values = f->slot(I.src[0]);
+  const auto field = static_cast<TensorMapField>(I.tmapField);
+  forLanes(exec, [&](int lane) {
+    const uint64_t at = a.address(I, lane);
+    uint8_t before[128], bytes[128];
+    tensorMapBytes(w, I, a.space, at, lane, before, false, nullptr);
+    std::memcpy(bytes, before, 128);
+    const std::string why = replaceTensorMapField(bytes, field, I.call, values[lane]);
+    if (!why.empty())
+      faultAt(w, lane, I, std::string("tensormap.replace.") + tensorMapFieldName(field) + " of the tensor map at " + hexNumber(at) + ": " + why);
+    tensorMapBytes(w, I, a.space, at, lane, bytes, true, before);
+  });
+}
+
+void CtaRunner::tensormapCopy(Warp& w, const DInst& I, uint32_t exec) {
+  Frame* f = w.stack.back().frame;
+  const MemRef dst = memRefOf(w, I);
+  const DAddress& src = f->fn->bulkCopies[I.call].src;
+  // A warp-wide (.sync.aligned) copy: lanes that name the same maps as the lane before them
+  // copy nothing more.
+  uint64_t lastFrom = 0, lastTo = 0;
+  bool first = true;
+  forLanes(exec, [&](int lane) {
+    uint64_t from = static_cast<uint64_t>(src.offset);
+    if (src.fromReg) {
+      from += f->slot(src.slot)[lane];
+    } else if (src.sym.kind != SymRef::Kind::None) {
+      StateSpace sp;
+      from = symbolAddress(w, src.sym, src.offset, sp);
+    }
+    const uint64_t to = dst.address(I, lane);
+    if (!first && from == lastFrom && to == lastTo) return;
+    first = false, lastFrom = from, lastTo = to;
+    uint8_t bytes[128];
+    tensorMapBytes(w, I, StateSpace::Shared, from, lane, bytes, false, nullptr);
+    tensorMapBytes(w, I, StateSpace::Global, to, lane, bytes, true, nullptr);
   });
 }
 

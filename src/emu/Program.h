@@ -94,6 +94,9 @@ enum class XOp : uint16_t {
   Tex,          // tex.1d/2d/3d/a1d/a2d through a texture object handle
   Suld,         // suld.b / sust.b through a surface object handle
   Sust,
+  TexQuery,     // txq / suq: an attribute of a texture or surface object (DInst::texQuery)
+  TensormapReplace,  // tensormap.replace.tile: a field (DInst::tmapField) of the map at DInst's address
+  TensormapCopy,     // tensormap.cp_fenceproxy: 128 bytes from shared (bulkCopies[call].src) to global
   // Tensor cores (docs/EMULATOR.md, "Tensor cores"): DInst::call indexes DFunction::matrixOps.
   Ldmatrix,     // ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.b16
   Stmatrix,     // stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.b16
@@ -233,8 +236,12 @@ struct DInst {
   uint8_t texDims = 0;
   bool texLayered = false;
   bool texIntCoords = false;
+  bool texCube = false;              // tex.cube/.acube: texDims is 3 (a direction), the object a cubemap
   uint8_t texGather = 0;             // tld4: the component gathered, plus 1 (0: tex)
   uint8_t surfaceOob = 0;            // suld/sust out of range: 0 .trap, 1 .clamp, 2 .zero
+  uint8_t texQuery = 0;              // txq/suq: a TexQuery; a .level form reads its level from src[1]
+  bool texQuerySurface = false;      // suq (a surface object), not txq
+  uint8_t tmapField = 0;             // tensormap.replace: a TensorMapField; its ord in `call`, the value in src[0]
   // Memory.
   bool strong = false;               // ld/st that is memory-model strong (Instruction::memoryStrength)
   StateSpace space = StateSpace::Generic;

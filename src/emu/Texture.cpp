@@ -1,7 +1,9 @@
 // Texture fetches: addressing, filtering and read modes (docs/EMULATOR.md, "Textures").
 #include "ptxopt/emu/Texture.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <cstring>
 
 #include "ptxopt/support/FloatBits.h"
@@ -16,6 +18,13 @@ std::string checkTexture(const TextureDesc& d) {
   if (d.kind == TexChannelKind::Float && d.channelBits == 8) return "8-bit float channels";
   if (d.dims < 1 || d.dims > 3) return std::to_string(d.dims) + " dimensions";
   if (d.layered && d.dims == 3) return "a layered 3D texture";
+  if (d.cubemap) {
+    if (d.dims != 2 || d.resource != TexResource::Array) return "a cubemap that is not a 2D array";
+    if (d.width != d.height) return "a cubemap with faces of " + std::to_string(d.width) + "x" + std::to_string(d.height) + " texels (faces are square)";
+    if (d.layered ? d.depth % 6 != 0 : d.depth != 6)
+      return std::string(d.layered ? "a layered cubemap of " : "a cubemap of ") + std::to_string(d.depth) +
+             " faces (" + (d.layered ? "six per cubemap)" : "six)");
+  }
   if (!d.width || !d.height || !d.depth) return "an extent with a zero dimension";
   if (d.resource == TexResource::Linear && (d.dims != 1 || d.layered || d.height != 1 || d.depth != 1))
     return "a linear resource of more than one dimension";
@@ -34,13 +43,13 @@ std::string checkTexture(const TextureDesc& d) {
 }
 
 std::string describeTexture(const TextureDesc& d) {
-  std::string s = std::to_string(d.dims) + "D" + (d.layered ? " layered " : " ");
+  std::string s = d.cubemap ? (d.layered ? "layered cubemap " : "cubemap ") : std::to_string(d.dims) + "D" + (d.layered ? " layered " : " ");
   s += d.kind == TexChannelKind::Float ? "f" : d.kind == TexChannelKind::Signed ? "s" : "u";
   s += std::to_string(d.channelBits) + "x" + std::to_string(d.channels);
   s += d.resource == TexResource::Linear ? " linear " : d.resource == TexResource::Pitch2D ? " pitch2D " : " array ";
   s += std::to_string(d.width);
   if (d.dims >= 2 || (d.layered && d.dims == 1)) s += "x" + std::to_string(d.height);
-  if (d.dims == 3 || (d.layered && d.dims == 2)) s += "x" + std::to_string(d.depth);
+  if (d.dims == 3 || (d.layered && d.dims == 2) || d.cubemap) s += "x" + std::to_string(d.depth);
   return s;
 }
 
@@ -121,8 +130,48 @@ int64_t floorIndex(double x) {
 
 }  // namespace
 
+// A cubemap fetch (the CUDA programming guide's cubemap table): the coordinate of largest
+// magnitude m picks the face (x before y before z on ties), the other two give (s, t) on it, read
+// as normalized coordinates (s/m + 1)/2, (t/m + 1)/2 of that face, a layer of a 2D layered
+// texture, clamped at its edges (no filtering across faces). A zero or NaN direction reads the
+// centre of face 0.
+static void fetchCubemap(const TextureDesc& d, const uint8_t* texels, const uint32_t coords[3], int32_t cube, uint32_t out[4],
+                  TexelsRead* read) {
+  const float x = bitsFloat(coords[0]), y = bitsFloat(coords[1]), z = bitsFloat(coords[2]);
+  const float ax = std::fabs(x), ay = std::fabs(y), az = std::fabs(z);
+  unsigned face;
+  float m, s, t;
+  if (ax >= ay && ax >= az) {
+    m = ax, face = x >= 0 ? 0 : 1;
+    s = x >= 0 ? -z : z, t = -y;
+  } else if (ay >= az) {
+    m = ay, face = y >= 0 ? 2 : 3;
+    s = x, t = y >= 0 ? z : -z;
+  } else {
+    m = az, face = z >= 0 ? 4 : 5;
+    s = z >= 0 ? x : -x, t = -y;
+  }
+  float u = 0.5f, v = 0.5f;
+  if (m > 0 && !std::isnan(m)) {
+    u = (s / m + 1.0f) * 0.5f;
+    v = (t / m + 1.0f) * 0.5f;
+  } else {
+    face = 0;
+  }
+  TextureDesc f = d;
+  f.cubemap = false;
+  f.layered = true;
+  f.normalizedCoords = true;
+  f.addressMode[0] = f.addressMode[1] = TexAddressMode::Clamp;
+  const int32_t cubes = static_cast<int32_t>(d.depth / 6);
+  const int32_t c = d.layered ? std::clamp<int32_t>(cube, 0, cubes - 1) : 0;
+  const uint32_t faceCoords[3] = {floatBits(u), floatBits(v), 0};
+  fetchTexture(f, texels, false, faceCoords, c * 6 + static_cast<int32_t>(face), out, read);
+}
+
 void fetchTexture(const TextureDesc& d, const uint8_t* texels, bool intCoords, const uint32_t coords[3], int32_t layer,
                   uint32_t out[4], TexelsRead* read) {
+  if (d.cubemap) return fetchCubemap(d, texels, coords, layer, out, read);
   const uint32_t extent[3] = {d.width, d.height, d.depth};
   const unsigned dims = d.dims;
   // Wrap and mirror need normalized coordinates; otherwise they act as clamp (as on the GPU).
@@ -245,6 +294,64 @@ void gatherTexture(const TextureDesc& d, const uint8_t* texels, const uint32_t c
     else if (d.kind == TexChannelKind::Float && d.channelBits == 32) out[t] = rawChannel(d, texel, comp);
     else out[t] = floatBits(static_cast<float>(floatChannel(d, texel, comp)));
   }
+}
+
+namespace {
+
+const char* const kQueryNames[] = {"width", "height", "depth", "channel_data_type", "channel_order", "normalized_coords",
+                                   "array_size", "num_mipmap_levels", "num_samples", "force_unnormalized_coords",
+                                   "filter_mode", "addr_mode_0", "addr_mode_1", "addr_mode_2", "memory_layout"};
+
+}  // namespace
+
+const char* texQueryName(TexQuery q) { return kQueryNames[static_cast<unsigned>(q)]; }
+
+bool texQueryOf(std::string_view name, TexQuery& q) {
+  for (unsigned k = 0; k < std::size(kQueryNames); ++k)
+    if (name == kQueryNames[k]) {
+      q = static_cast<TexQuery>(k);
+      return true;
+    }
+  return false;
+}
+
+uint32_t queryTexture(const TextureDesc& d, TexQuery q, int32_t level) {
+  // The extent of a dimension at mipmap level `level`: halved per level, at least 1 (a texture
+  // here has one level; deeper levels read as a mipmap chain's would be).
+  auto atLevel = [&](uint32_t n) { return level <= 0 ? n : level >= 32 ? 1u : std::max<uint32_t>(1, n >> level); };
+  const bool cube = d.cubemap;
+  switch (q) {
+    case TexQuery::Width: return atLevel(d.width);
+    // A 1D texture is one row, a 2D one a single slice; a layered texture's layers are its
+    // array_size, not an extent (they are stored where the next dimension would be).
+    case TexQuery::Height: return d.dims >= 2 || cube ? atLevel(d.height) : 1;
+    case TexQuery::Depth: return d.dims == 3 ? atLevel(d.depth) : 1;
+    case TexQuery::ChannelDataType: return static_cast<uint32_t>(d.kind);  // cudaChannelFormatKind
+    case TexQuery::ChannelOrder: return d.channels;
+    case TexQuery::NormalizedCoords: return d.normalizedCoords ? 1 : 0;
+    case TexQuery::ArraySize:
+      if (!d.layered) return 0;
+      if (cube) return d.depth / 6;
+      return d.dims == 1 ? d.height : d.depth;
+    case TexQuery::NumMipmapLevels: return 0;
+    case TexQuery::NumSamples: return 0;
+    case TexQuery::ForceUnnormalizedCoords: return 0;
+    case TexQuery::FilterMode: return d.filter == TexFilter::Linear ? 1 : 0;
+    case TexQuery::AddrMode0:
+    case TexQuery::AddrMode1:
+    case TexQuery::AddrMode2: {
+      // The PTX ISA's order: wrap, mirror, clamp_ogl, clamp_to_edge, clamp_to_border.
+      switch (d.addressMode[static_cast<unsigned>(q) - static_cast<unsigned>(TexQuery::AddrMode0)]) {
+        case TexAddressMode::Wrap: return 0;
+        case TexAddressMode::Mirror: return 1;
+        case TexAddressMode::Clamp: return 3;
+        case TexAddressMode::Border: return 4;
+      }
+      return 3;
+    }
+    case TexQuery::MemoryLayout: return d.resource == TexResource::Array ? 0 : 1;
+  }
+  return 0;
 }
 
 }  // namespace ptxopt::emu

@@ -800,9 +800,10 @@ cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w, cudaChan
 
 // cuTensorMapEncodeTiled, the driver function a program reaches through
 // cudaGetDriverEntryPoint{ByVersion}: it writes this emulator's tensor-map layout
-// (include/ptxopt/emu/TensorMap.h) for cp.async.bulk.tensor. Interleave, swizzle and element
-// strides other than 1 are not emulated (CUDA_ERROR_NOT_SUPPORTED); the L2 promotion and the
-// out-of-bounds fill change nothing (outside elements read as zeros).
+// (include/ptxopt/emu/TensorMap.h) for cp.async.bulk.tensor. Interleave, element strides other
+// than 1 and a swizzle of an innermost box other than its span (32, 64 or 128 bytes) are not
+// emulated (CUDA_ERROR_NOT_SUPPORTED); the L2 promotion and the out-of-bounds fill change
+// nothing (outside elements read as zeros).
 static int tensorMapEncodeTiled(void* tensorMap, int dataType, unsigned rank, void* globalAddress, const uint64_t* globalDim,
                                 const uint64_t* globalStrides, const unsigned* boxDim, const unsigned* elementStrides,
                                 int interleave, int swizzle, int /*l2Promotion*/, int /*oobFill*/) {
@@ -816,11 +817,21 @@ static int tensorMapEncodeTiled(void* tensorMap, int dataType, unsigned rank, vo
   if (!tensorMap || !globalDim || !boxDim || (rank > 1 && !globalStrides)) return bad("a null pointer argument", kInvalidValue);
   if (dataType < 0 || dataType >= static_cast<int>(std::size(kElemBytes)))
     return bad("data type " + std::to_string(dataType) + " is not emulated", kNotSupported);
-  if (interleave != 0 || swizzle != 0) return bad("interleave and swizzle are not emulated", kNotSupported);
+  if (interleave != 0) return bad("interleave is not emulated", kNotSupported);
+  // CU_TENSOR_MAP_SWIZZLE_32B, _64B, _128B (1 to 3) with an innermost box of that many bytes.
+  if (swizzle < 0 || swizzle > 3) return bad("swizzle " + std::to_string(swizzle) + " is not emulated", kNotSupported);
+  if (swizzle && uint64_t(boxDim[0]) * kElemBytes[dataType] != (16u << swizzle))
+    return bad("a " + std::to_string(16u << swizzle) + "-byte swizzle of an innermost box of " +
+                   std::to_string(uint64_t(boxDim[0]) * kElemBytes[dataType]) + " bytes is not emulated (only the swizzle's span)",
+               kNotSupported);
   ptxopt::emu::TensorMapDesc d;
   d.rank = rank;
   d.elemBytes = kElemBytes[dataType];
+  // The PTX ISA's element-type numbering (tensormap.replace's .elemtype) puts f32.ftz before f64
+  // and bf16: CUDA's 8 (FLOAT64), 9 (BFLOAT16), 10 (FLOAT32_FTZ) are its 9, 10, 8.
+  d.elemType = dataType == 8 ? 9 : dataType == 9 ? 10 : dataType == 10 ? 8 : dataType;
   d.base = reinterpret_cast<uint64_t>(globalAddress);
+  d.swizzle = static_cast<uint8_t>(swizzle);
   for (unsigned k = 0; k < rank && k < 5; ++k) {
     if (elementStrides && elementStrides[k] != 1) return bad("element strides other than 1 are not emulated", kNotSupported);
     d.dims[k] = globalDim[k];

@@ -51,6 +51,14 @@ cudaError_t mallocArray(cudaArray_t* array, const cudaChannelFormatDesc* desc, s
                   "} is not one the emulator reads (1, 2 or 4 channels of 8, 16 or 32 bits)");
     return r.fail(cudaErrorInvalidChannelDescriptor);
   }
+  if (flags & cudaArrayCubemap) {  // six square faces (six per cubemap of a layered one), as slices
+    const bool layered = (flags & cudaArrayLayered) != 0;
+    if (w != h || (layered ? d == 0 || d % 6 != 0 : d != 6)) {
+      Runtime::warn("cudaMalloc3DArray: a cubemap's extent is (w, w, 6), a layered cubemap's (w, w, 6 * cubemaps); not (" +
+                    std::to_string(w) + ", " + std::to_string(h) + ", " + std::to_string(d) + ")");
+      return r.fail(cudaErrorInvalidValue);
+    }
+  }
   Runtime::ArrayRec rec;
   rec.desc = *desc;
   rec.width = w, rec.height = h, rec.depth = d, rec.flags = flags;
@@ -214,7 +222,12 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t* texObject, const cudaRe
       d.base = reinterpret_cast<uint64_t>(res->res.array.array);
       d.width = static_cast<uint32_t>(a->width);
       d.layered = (a->flags & cudaArrayLayered) != 0;
-      if (d.layered) {  // a 1D layered array is (width, 0, layers), a 2D one (width, height, layers)
+      if (a->flags & cudaArrayCubemap) {  // faces as the layers of a 2D layered texture
+        d.cubemap = true;
+        d.dims = 2;
+        d.height = static_cast<uint32_t>(a->height);
+        d.depth = static_cast<uint32_t>(a->depth);
+      } else if (d.layered) {  // a 1D layered array is (width, 0, layers), a 2D one (width, height, layers)
         d.dims = a->height ? 2 : 1;
         d.height = static_cast<uint32_t>(a->height ? a->height : std::max<size_t>(a->depth, 1));
         d.depth = static_cast<uint32_t>(a->height ? std::max<size_t>(a->depth, 1) : 1);
@@ -315,7 +328,9 @@ cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* surfObject, const cudaR
   d.resource = TexResource::Array;
   d.base = reinterpret_cast<uint64_t>(res->res.array.array);
   d.width = static_cast<uint32_t>(a->width);
-  d.layered = (a->flags & cudaArrayLayered) != 0;
+  // A cubemap's faces are the layers of a 2D layered surface (surfCubemapread and friends
+  // compile to suld/sust .a2d with the face as the layer).
+  d.layered = (a->flags & (cudaArrayLayered | cudaArrayCubemap)) != 0;
   if (d.layered) {
     d.dims = a->height ? 2 : 1;
     d.height = static_cast<uint32_t>(a->height ? a->height : std::max<size_t>(a->depth, 1));

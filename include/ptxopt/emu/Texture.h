@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace ptxopt::emu {
 
@@ -28,6 +29,9 @@ struct TextureDesc {
   uint32_t width = 1, height = 1, depth = 1;
   uint8_t dims = 1;
   bool layered = false;
+  // A cubemap: dims 2, six square faces of width x width texels stored as the layers of a 2D
+  // layered texture (depth 6, or 6 per cubemap of a layered cubemap, whose `layered` is set).
+  bool cubemap = false;
   uint64_t pitch = 0;  // bytes from one row to the next (0: width * texelBytes())
   // Texel format: 1, 2 or 4 channels of 8, 16 or 32 bits (float: 16 or 32).
   uint8_t channels = 1;
@@ -71,7 +75,8 @@ struct TexelsRead {
 };
 
 // One fetch. `coords`: the instruction's coordinates (f32 bits, or s32 when `intCoords`), x, y,
-// z in the texture's `dims`, after the layer index `layer` of a layered texture. `texels`: the
+// z in the texture's `dims`, after the layer index `layer` of a layered texture. A cubemap's are
+// a direction (x, y, z, f32) and `layer` the index of the cubemap in a layered cubemap. `texels`: the
 // host bytes at `base` (spanBytes() of them). Writes the four 32-bit result components.
 void fetchTexture(const TextureDesc& d, const uint8_t* texels, bool intCoords, const uint32_t coords[3], int32_t layer,
                   uint32_t out[4], TexelsRead* read = nullptr);
@@ -81,5 +86,18 @@ void fetchTexture(const TextureDesc& d, const uint8_t* texels, bool intCoords, c
 // (i+1, j+1), (i+1, j), (i, j).
 void gatherTexture(const TextureDesc& d, const uint8_t* texels, const uint32_t coords[2], int32_t layer, unsigned comp,
                    uint32_t out[4], TexelsRead* read = nullptr);
+
+// The attributes txq (textures) and suq (surfaces) read (docs/EMULATOR.md, "Texture and surface
+// queries" has the values).
+enum class TexQuery : uint8_t {
+  Width, Height, Depth, ChannelDataType, ChannelOrder, NormalizedCoords, ArraySize, NumMipmapLevels, NumSamples,
+  ForceUnnormalizedCoords, FilterMode, AddrMode0, AddrMode1, AddrMode2, MemoryLayout,
+};
+// The query's name without its dot ("width"), and the query a name stands for (false: none).
+const char* texQueryName(TexQuery q);
+bool texQueryOf(std::string_view name, TexQuery& q);
+// txq/suq's result for `d`; `level` (txq.level) is the mipmap level whose extent is asked, 0 for
+// the forms without one.
+uint32_t queryTexture(const TextureDesc& d, TexQuery q, int32_t level = 0);
 
 }  // namespace ptxopt::emu

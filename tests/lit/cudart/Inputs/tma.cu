@@ -75,7 +75,7 @@ int main()
                 const int want = x < W && y < H ? host[y][x] : 0;
                 wrong += back[(by * grid.x + bx) * BW * BH + i] != want;
             }
-    // A swizzled map is not emulated: the call says so.
+    // A 128-byte swizzle of 64-byte box rows is not emulated: the call says so.
     CUtensorMap swizzled;
     e = reinterpret_cast<EncodeTiled>(fn)(&swizzled, CU_TENSOR_MAP_DATA_TYPE_INT32, 2, matrix, dims, strides, boxDims,
                                           elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,

@@ -7,8 +7,15 @@
 
 __global__ void iota(int* p) { p[threadIdx.x] = threadIdx.x; }
 
-// tex.cube (texCubemap): an instruction ptxrun does not run yet (issue #34).
-__global__ void fetch(cudaTextureObject_t t, float* out) { out[threadIdx.x] = texCubemap<float>(t, threadIdx.x, 0.5f, 1.0f); }
+// tex.2dms, a fetch from a multisample texture (inline PTX: CUDA makes no multisample textures):
+// an instruction ptxrun does not run (issue #34).
+__global__ void fetch(cudaTextureObject_t t, float* out) {
+  float r, g, b, a;
+  asm volatile("tex.2dms.v4.f32.s32 {%0, %1, %2, %3}, [%4, {%5, %6, %7, %8}];"
+               : "=f"(r), "=f"(g), "=f"(b), "=f"(a)
+               : "l"(t), "r"(0), "r"(static_cast<int>(threadIdx.x)), "r"(0), "r"(0));
+  out[threadIdx.x] = r + g + b + a;
+}
 
 int main() {
   int* d;
