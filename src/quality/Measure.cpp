@@ -148,6 +148,30 @@ double estimateDynamicSass(const std::vector<SassFunction>& functions, const std
       bool falls = t.guarded() || !is(t, {"BRA", "EXIT", "RET", "JMP", "BRX", "JMX", "KILL"});
       if (falls && j + 1 < blocks.size()) preds[j + 1].push_back(j);
     }
+    // Copies of a line in loops that ptxas unrolled partly: the loop's body holds k copies of
+    // each line and a remainder loop after it one more, each copy issuing a share of the line's
+    // count. A line's copies are its instructions in the function over its fewest in one loop
+    // (the blocks from a loop header to the block that jumps back to it); each of its
+    // instructions votes for the line's count divided among them. A line in no loop, or in one
+    // loop only, has one copy (docs/QUALITY.md, "Unrolling by ptxas").
+    std::unordered_map<uint32_t, uint64_t> inFunction, fewestInLoop;
+    for (size_t k = 0; k < f.instructions.size(); ++k)
+      if (!isPadding(f, k) && f.instructions[k].ptxLine) ++inFunction[f.instructions[k].ptxLine];
+    for (size_t j = 0; j < blocks.size(); ++j)
+      for (size_t p : preds[j]) {
+        if (p < j) continue;
+        std::unordered_map<uint32_t, uint64_t> inLoop;
+        for (size_t k = blocks[j].first; k <= blocks[p].last; ++k)
+          if (!isPadding(f, k) && f.instructions[k].ptxLine) ++inLoop[f.instructions[k].ptxLine];
+        for (const auto& [line, n] : inLoop) {
+          auto [it, fresh] = fewestInLoop.emplace(line, n);
+          if (!fresh) it->second = std::min(it->second, n);
+        }
+      }
+    auto copiesOf = [&](uint32_t line) -> uint64_t {
+      auto it = fewestInLoop.find(line);
+      return it == fewestInLoop.end() ? 1 : std::max<uint64_t>(1, inFunction[line] / it->second);
+    };
     for (size_t j = 0; j < blocks.size(); ++j) {
       const SassBlock& b = blocks[j];
       // Votes: how many of the block's instructions say the block ran c times. Unguarded
@@ -160,7 +184,7 @@ double estimateDynamicSass(const std::vector<SassFunction>& functions, const std
         std::optional<uint64_t> c = countOf(i.ptxLine);
         if (!c) continue;
         ++withLine;
-        ++(i.guarded() ? guardedVotes : votes)[*c];
+        ++(i.guarded() ? guardedVotes : votes)[*c / copiesOf(i.ptxLine)];
       }
       counted += size[j];
       if (votes.empty()) votes = guardedVotes;

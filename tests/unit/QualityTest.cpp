@@ -188,6 +188,33 @@ TEST(Quality, EstimateBoundsOnlyByBoundsNotByVotes) {
   EXPECT_DOUBLE_EQ(estimateDynamicSass({f}, perLine), 2.0 * 4 + 2.0 * 2 + 1.0 * 2 + 1.0 * 2 + 2.0 * 4);
 }
 
+TEST(Quality, EstimateDividesALineAmongItsUnrolledCopies) {
+  // ptxas unrolled a 10-trip loop by four: a main loop with four copies of line 50 (and its
+  // control, lines 51-52, once) and a remainder loop with one copy of each. The lines ran 40
+  // times (10 trips x 4 warps). Line 50 has five copies (8 each), lines 51-52 two (20 each): the
+  // main loop's block takes 8 (four votes against three), the remainder's 20. Without the
+  // division: 3 x 4 + 7 x 40 + 4 x 40 + 2 x 4 = 460; the true figure is 8 + 7 x 8 + 4 x 8 + 8 = 104.
+  SassFunction f;
+  f.name = "k";
+  f.isEntry = true;
+  f.instructions = {sass("IADD3", 10), sass("ISETP.GE.AND", 10), sass("EXIT", 11, "@P0")};
+  f.instructions.push_back(sass("IMAD", 50, "", "", ".L1"));
+  for (int k = 0; k < 3; ++k) f.instructions.push_back(sass("IMAD", 50));
+  f.instructions.push_back(sass("IADD3", 51));
+  f.instructions.push_back(sass("ISETP.NE.AND", 52));
+  f.instructions.push_back(sass("BRA", 52, "@P1", ".L1"));
+  f.instructions.push_back(sass("IMAD", 50, "", "", ".L2"));
+  f.instructions.push_back(sass("IADD3", 51));
+  f.instructions.push_back(sass("ISETP.NE.AND", 52));
+  f.instructions.push_back(sass("BRA", 52, "@P2", ".L2"));
+  f.instructions.push_back(sass("STG.E", 60));
+  f.instructions.push_back(sass("EXIT", 61));
+  std::map<uint32_t, emu::LineMetrics> perLine;
+  for (uint32_t l : {10u, 11u, 60u, 61u}) perLine[l].warpInstructions = 4;
+  for (uint32_t l : {50u, 51u, 52u}) perLine[l].warpInstructions = 40;
+  EXPECT_DOUBLE_EQ(estimateDynamicSass({f}, perLine), 3.0 * 4 + 7.0 * 8 + 4.0 * 20 + 2.0 * 4);
+}
+
 TEST(Quality, ReadsPtxasVerbose) {
   const char* text =
       "ptxas info    : 0 bytes gmem\n"
