@@ -80,6 +80,35 @@ const char* opName(MbarOp op) {
   return "mbarrier";
 }
 
+
+// The coordinates a tensor copy names (registers src[0..rank), signed 32-bit).
+void tensorCoordinates(Frame* f, const DInst& I, int lane, uint32_t rank, int64_t (&coord)[5]) {
+  for (uint32_t k = 0; k < 5; ++k) coord[k] = k < rank ? static_cast<int32_t>(f->slot(I.src[k])[lane]) : 0;
+}
+
+// Each element of the box at `coord`, innermost dimension first: f(its index in the box, whether
+// it lies inside the tensor, its global address).
+template <class F>
+void forEachBoxElement(const TensorMapDesc& d, const int64_t (&coord)[5], F&& f) {
+  uint32_t index[5] = {0, 0, 0, 0, 0};
+  for (uint64_t e = 0, n = d.boxBytes() / d.elemBytes; e < n; ++e) {
+    bool inside = true;
+    uint64_t addr = d.base;
+    for (uint32_t k = 0; k < d.rank; ++k) {
+      const int64_t i = coord[k] + index[k];
+      inside = inside && i >= 0 && static_cast<uint64_t>(i) < d.dims[k];
+      addr += static_cast<uint64_t>(i) * (k == 0 ? d.elemBytes : d.strides[k - 1]);
+    }
+    f(e, inside, addr);
+    for (uint32_t k = 0; k < d.rank && ++index[k] == d.box[k]; ++k) index[k] = 0;
+  }
+}
+
+// The shared-memory swizzle of a tensor map's swizzle mode (0: none, 1-3: 32, 64, 128 bytes).
+Swizzle swizzleOf(const TensorMapDesc& d) {
+  return d.swizzle == 1 ? Swizzle::B32 : d.swizzle == 2 ? Swizzle::B64 : d.swizzle == 3 ? Swizzle::B128 : Swizzle::None;
+}
+
 }  // namespace
 
 std::string CtaRunner::describeMbarrier(uint32_t mbar) const {
@@ -495,36 +524,25 @@ std::vector<uint8_t> CtaRunner::readTensorBox(Warp& w, const DInst& I, int lane,
                                              uint64_t dst, std::vector<std::pair<uint64_t, uint32_t>>* reads) {
   const TensorMapDesc d = tensorMapAt(w, I, lane, c, mapAddr);
   const uint32_t span = d.swizzle ? 16u << d.swizzle : 0;
-  Frame* f = w.stack.back().frame;
-  int64_t coord[5] = {0, 0, 0, 0, 0};
-  for (uint32_t k = 0; k < d.rank; ++k) coord[k] = static_cast<int32_t>(f->slot(I.src[k])[lane]);
+  int64_t coord[5];
+  tensorCoordinates(w.stack.back().frame, I, lane, d.rank, coord);
   std::vector<uint8_t> out(d.boxBytes(), 0);
-  uint32_t index[5] = {0, 0, 0, 0, 0};  // within the box
-  for (uint64_t e = 0, n = d.boxBytes() / d.elemBytes; e < n; ++e) {
-    bool inside = true;
-    uint64_t addr = d.base;
-    for (uint32_t k = 0; k < d.rank; ++k) {
-      const int64_t i = coord[k] + index[k];
-      inside = inside && i >= 0 && static_cast<uint64_t>(i) < d.dims[k];
-      addr += static_cast<uint64_t>(i) * (k == 0 ? d.elemBytes : d.strides[k - 1]);
+  forEachBoxElement(d, coord, [&](uint64_t e, bool inside, uint64_t addr) {
+    if (!inside) return;
+    const uint8_t* p = L_.global->find(addr, d.elemBytes);
+    if (!p) faultAt(w, lane, I, "cp.async.bulk.tensor: element at " + hexNumber(addr) + ": " + L_.global->describe(addr), FaultKind::Address);
+    if (L_.opts.checkRaces) recordAccess(w, I, StateSpace::Global, addr, d.elemBytes, lane, false, false);
+    if (reads) {  // consecutive elements extend the last range
+      if (!reads->empty() && reads->back().first + reads->back().second == addr) reads->back().second += d.elemBytes;
+      else reads->emplace_back(addr, d.elemBytes);
     }
-    if (inside) {
-      const uint8_t* p = L_.global->find(addr, d.elemBytes);
-      if (!p) faultAt(w, lane, I, "cp.async.bulk.tensor: element at " + hexNumber(addr) + ": " + L_.global->describe(addr), FaultKind::Address);
-      if (L_.opts.checkRaces) recordAccess(w, I, StateSpace::Global, addr, d.elemBytes, lane, false, false);
-      if (reads) {  // consecutive elements extend the last range
-        if (!reads->empty() && reads->back().first + reads->back().second == addr) reads->back().second += d.elemBytes;
-        else reads->emplace_back(addr, d.elemBytes);
-      }
-      loadGlobalBytes(out.data() + e * d.elemBytes, p, d.elemBytes);
-    }
-    for (uint32_t k = 0; k < d.rank && ++index[k] == d.box[k]; ++k) index[k] = 0;  // next element, innermost first
-  }
+    loadGlobalBytes(out.data() + e * d.elemBytes, p, d.elemBytes);
+  });
   // A swizzled box lands with its 16-byte chunks where wgmma's swizzle modes read them
   // (swizzleAddress: the chunk index XOR the row index, by shared address bits). A destination
   // that is not 128-byte aligned faults in bulkCopy.
   if (span && dst % 128 == 0) {
-    const Swizzle s = d.swizzle == 1 ? Swizzle::B32 : d.swizzle == 2 ? Swizzle::B64 : Swizzle::B128;
+    const Swizzle s = swizzleOf(d);
     std::vector<uint8_t> swizzled(out.size());
     for (uint64_t o = 0; o < out.size(); o += 16)
       std::memcpy(swizzled.data() + (swizzleAddress(s, static_cast<uint32_t>(dst + o)) - dst), out.data() + o, 16);
@@ -551,26 +569,16 @@ void CtaRunner::tensorStore(Warp& w, const DInst& I, int lane, const DBulkCopy& 
           " bytes of shared memory");
   if (src % 128) fault("misaligned source at shared address " + hexNumber(src) + " (a tensor copy needs 128-byte alignment)");
   if (L_.opts.checkRaces) recordAccess(w, I, StateSpace::Shared, src, size, lane, false, false);
-  const Swizzle swizzle = d.swizzle == 1 ? Swizzle::B32 : d.swizzle == 2 ? Swizzle::B64 : d.swizzle == 3 ? Swizzle::B128 : Swizzle::None;
-  Frame* f = w.stack.back().frame;
-  int64_t coord[5] = {0, 0, 0, 0, 0};
-  for (uint32_t k = 0; k < d.rank; ++k) coord[k] = static_cast<int32_t>(f->slot(I.src[k])[lane]);
+  const Swizzle swizzle = swizzleOf(d);
+  int64_t coord[5];
+  tensorCoordinates(w.stack.back().frame, I, lane, d.rank, coord);
   const uint32_t thread = w.index * 32 + static_cast<uint32_t>(lane);
   BulkThread& t = bulk_[thread];
   const size_t first = t.stores.size();
   uint64_t runEnd = 0;  // where the last store's global and shared bytes end
   uint32_t runSrcEnd = 0;
-  uint32_t index[5] = {0, 0, 0, 0, 0};
-  for (uint64_t e = 0, n = size / d.elemBytes; e < n; ++e) {
-    bool inside = true;
-    uint64_t addr = d.base;
-    for (uint32_t k = 0; k < d.rank; ++k) {
-      const int64_t i = coord[k] + index[k];
-      inside = inside && i >= 0 && static_cast<uint64_t>(i) < d.dims[k];
-      addr += static_cast<uint64_t>(i) * (k == 0 ? d.elemBytes : d.strides[k - 1]);
-    }
-    for (uint32_t k = 0; k < d.rank && ++index[k] == d.box[k]; ++k) index[k] = 0;  // next element, innermost first
-    if (!inside) continue;
+  forEachBoxElement(d, coord, [&](uint64_t e, bool inside, uint64_t addr) {
+    if (!inside) return;
     if (!L_.global->find(addr, d.elemBytes))
       faultAt(w, lane, I, "cp.async.bulk.tensor: element at " + hexNumber(addr) + ": " + L_.global->describe(addr), FaultKind::Address);
     // An element never straddles a 16-byte chunk, so a swizzle moves it whole.
@@ -585,7 +593,7 @@ void CtaRunner::tensorStore(Warp& w, const DInst& I, int lane, const DBulkCopy& 
                                    AtomOp::Add, I.t});
     }
     runEnd = addr + d.elemBytes, runSrcEnd = from + d.elemBytes;
-  }
+  });
   if (!L_.opts.checkRaces) return;
   std::lock_guard<std::mutex> lock(L_.raceMutex);
   for (size_t k = first; k < t.stores.size(); ++k) {  // each source is in flight until a wait_group{.read}
