@@ -282,7 +282,7 @@ class Meld : public Pass {
     for (const auto& p : r.pairs)
       for (BasicBlock* x : {p.l, p.r})
         for (Instruction* i : body(x)) {
-          std::string why = i->is(Opcode::Pragma) ? std::string() : whyNotPredicable(*i);
+          std::string why = whyNotPredicable(*i);
           if (!why.empty()) return why + " (line " + std::to_string(i->loc().line) + ")";
           if (i->has(Mod::Cc) || i->info().is(OpFlag::ReadsCarry))
             return "a carry-flag instruction (line " + std::to_string(i->loc().line) + ")";
@@ -337,7 +337,7 @@ class Meld : public Pass {
   }
 
   // The selects a pair of leaves read by two paired instructions needs: 0 when they are the
-  // same (registers compared under `renamedOnly`: the renaming decided; otherwise any renaming
+  // same (registers compared under `decided`: the renaming decided; otherwise any renaming
   // allowed), 1 when a select chooses, -1 when nothing can.
   int leafSelects(const Operand& a, const Operand& b, ScalarType specType, bool decided) const {
     if (a.kind == OperandKind::Reg && b.kind == OperandKind::Reg && a.aux == b.aux && a.value == b.value &&
@@ -347,10 +347,14 @@ class Meld : public Pass {
       return 0;
     }
     if (a.kind == OperandKind::Address || b.kind == OperandKind::Address) {
-      if (a.kind != b.kind || a.aux != b.aux || a.value != b.value) return -1;
-      if (a.addressBase() != AddressBase::Reg) return a.id == b.id ? 0 : -1;
-      Operand ra = Operand::reg(a.id), rb = Operand::reg(b.id);
-      return selectType(*f_, ra, rb, ScalarType::None) == ScalarType::None ? -1 : 1;
+      // [base+offset]: one base register chosen by a select; where the offsets differ, the left
+      // base moved by their difference first (an add), the right offset kept.
+      if (a.kind != b.kind || a.aux != b.aux) return -1;
+      if (a.addressBase() != AddressBase::Reg) return a == b ? 0 : -1;  // a symbol's or an absolute address
+      const bool sameBase = decided ? a.id == renamed(b.id) : renamable(a.id, b.id);
+      if (sameBase && a.value == b.value) return 0;
+      if (selectType(*f_, Operand::reg(a.id), Operand::reg(b.id), ScalarType::None) == ScalarType::None) return -1;
+      return a.value == b.value ? 1 : 2;
     }
     return selectType(*f_, a, b, specType) == ScalarType::None ? -1 : 1;
   }
@@ -399,14 +403,16 @@ class Meld : public Pass {
     return selects;
   }
 
-  // A pair's worth: the weight of the instruction it saves, less its selects. A pair that only
-  // breaks even still counts a little (kTieBonus): its one result name lets later pairs read the
-  // same register on both sides without a select.
+  // A pair's worth: what the two instructions cost lone (cost(): each its weight, and one more
+  // each where it writes a register under its side's guard) less what the pair costs (one weight
+  // and its selects). A pair that only breaks even still counts a little (kTieBonus): its one
+  // result name lets later pairs read the same register on both sides without a select.
   static constexpr double kTieBonus = 0.5;
   static constexpr double kGuardedWriteCost = 1;
   double pairScore(const Instruction& a, const Instruction& b) const {
     int s = pairSelects(a, b, false);
-    return s < 0 ? 0 : weight(a) - s + kTieBonus;
+    if (s < 0) return 0;
+    return weight(a) + (a.numDefOperands() ? 2 * kGuardedWriteCost : 0) - s + kTieBonus;
   }
 
   // ---- the decision ---------------------------------------------------------------------
@@ -439,13 +445,15 @@ class Meld : public Pass {
     if (!counts && !mayDiverge) return refuse(r, "uniform", std::string(divergenceWord(false, *br)) + " branch: each warp runs one side");
     std::string why;
     if (!pairBlocks(r, why)) return refuse(r, "shape", why);
+    if (r.pairs.empty()) {  // a side of blocks that only jump on to the join
+      ctx_->count("refused-one-sided");
+      return false;
+    }
     why = whyNotMeldable(r);
     if (!why.empty()) return refuse(r, "convergent", why);
 
-    if (!mayPairEnough(r)) {
-      ctx_->count("refused-dissimilar");
-      return false;
-    }
+    if (!mayPairEnough(r))
+      return refuse(r, "dissimilar", "the two sides' common opcodes cannot reach min-similarity");
     if (!defs) defs.emplace(*f_);
     region_ = &r;
     lv_ = &am.get<LivenessAnalysis>();
@@ -508,13 +516,12 @@ class Meld : public Pass {
         if (!s.isPair()) continue;
         const Instruction &a = *plan.lbody[p][s.left], &b = *plan.rbody[p][s.right];
         std::vector<std::pair<RegId, RegId>> want;
-        if (a.numDefOperands())
-          for (uint32_t k = 0; k < a.numDefOperands(); ++k) {
-            std::vector<RegId> la, lb;
-            a.visitLeaves(a.operand(k), [&](const Operand& o) { if (o.isReg()) la.push_back(o.id); });
-            b.visitLeaves(b.operand(k), [&](const Operand& o) { if (o.isReg()) lb.push_back(o.id); });
-            for (size_t e = 0; e < la.size() && e < lb.size(); ++e) want.push_back({la[e], lb[e]});
-          }
+        for (uint32_t k = 0; k < a.numDefOperands(); ++k) {
+          std::vector<RegId> la, lb;
+          a.visitLeaves(a.operand(k), [&](const Operand& o) { if (o.isReg()) la.push_back(o.id); });
+          b.visitLeaves(b.operand(k), [&](const Operand& o) { if (o.isReg()) lb.push_back(o.id); });
+          for (size_t e = 0; e < la.size() && e < lb.size(); ++e) want.push_back({la[e], lb[e]});
+        }
         bool ok = true;
         for (auto [l, rr] : want) {
           if (l == rr) {
@@ -597,7 +604,9 @@ class Meld : public Pass {
   }
 
   // Whether the paired blocks' conditional branches test the same condition under the renaming
-  // and the pairing of their targets.
+  // and the pairing of their targets. Asked before and after the right side is renamed (emit):
+  // renamed() of a renamed register is itself, since a right register is renamed only to a left
+  // one that the right side does not name (renamable).
   bool sameCondition(const MeldRegion::Pair& p) const {
     const Instruction *a = conditionalBranch(*p.l), *b = conditionalBranch(*p.r);
     return a->guard() == renamed(b->guard()) && (a->guardNegated() != b->guardNegated()) == p.swapped;
@@ -752,12 +761,20 @@ class Meld : public Pass {
         Operand& x = *la[e];
         const Operand& y = *lb[e];
         if (x == y) continue;
-        if (x.kind == OperandKind::Address) {
+        if (x.kind == OperandKind::Address) {  // a register base (leafSelects pairs no other unequal ones)
           Operand ra = Operand::reg(x.id), rb = Operand::reg(y.id);
-          ScalarType t = selectType(*f_, ra, rb, ScalarType::None);
-          RegId d = f_->addRegister(t == ScalarType::B64 ? ScalarType::B64 : ScalarType::B32, "%md");
+          const ScalarType t = selectType(*f_, ra, rb, ScalarType::None);
+          const ScalarType regType = t == ScalarType::B64 ? ScalarType::B64 : ScalarType::B32;
+          if (x.value != y.value) {
+            RegId moved = f_->addRegister(regType, "%md");
+            put(buildInstruction(*f_, Opcode::Add, t == ScalarType::B64 ? ScalarType::S64 : ScalarType::S32,
+                                 {Operand::reg(moved), ra, Operand::imm(x.value - y.value)}, &a));
+            ra = Operand::reg(moved);
+          }
+          RegId d = f_->addRegister(regType, "%md");
           put(buildInstruction(*f_, Opcode::Selp, t, {Operand::reg(d), ra, rb, Operand::reg(pm)}, &a));
           x.id = d;
+          x.value = y.value;
           continue;
         }
         ScalarType t = selectType(*f_, x, y, specType);
