@@ -34,8 +34,12 @@ std::string render(const std::string& a, const std::string& b, const std::vector
 void expectComplete(size_t n, size_t m, const std::vector<AlignStep>& steps) {
   int nextL = 0, nextR = 0;
   for (const AlignStep& s : steps) {
-    if (s.left >= 0) EXPECT_EQ(s.left, nextL++);
-    if (s.right >= 0) EXPECT_EQ(s.right, nextR++);
+    if (s.left >= 0) {
+      EXPECT_EQ(s.left, nextL++);
+    }
+    if (s.right >= 0) {
+      EXPECT_EQ(s.right, nextR++);
+    }
   }
   EXPECT_EQ(size_t(nextL), n);
   EXPECT_EQ(size_t(nextR), m);
