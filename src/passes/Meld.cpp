@@ -154,7 +154,7 @@ class Meld : public Pass {
       const PostDominatorTree& pdt = am.get<PostDominatorAnalysis>();
       pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
       std::optional<DefinitionSites> defs;  // made when a candidate gets as far as pairing
-      for (uint32_t v = 0; v < cfg.size() && !again; ++v) {
+      for (uint32_t v = 0; v < cfg.size(); ++v) {
         BasicBlock* h = const_cast<BasicBlock*>(cfg.rpo[v]);
         Instruction* br = conditionalBranch(*h);
         if (!br || tried_.count(br)) continue;
@@ -162,8 +162,9 @@ class Meld : public Pass {
         if (j == pdt.virtualExit) continue;
         if (tryMeld(h, br, const_cast<BasicBlock*>(cfg.rpo[j]), am, defs)) {
           buildCfg(f);
-          am.invalidate(PreservedAnalyses::none());
+          am.invalidate(PreservedAnalyses::none());  // cfg and pdt are gone: walk again
           changed = again = true;
+          break;
         }
       }
     }
