@@ -55,11 +55,12 @@ test-gcc: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --output-junit test-results/ctest.xml
 
 # Clang with AddressSanitizer and UndefinedBehaviorSanitizer, plus the libFuzzer smoke run.
-# It reuses the corpus that the GCC build compiled.
+# It reuses the corpus and the reference programs that the GCC build compiled.
 $(ASAN_BUILD)/build.ninja: | $(BUILD)/build.ninja
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
 	  -DPTXOPT_WERROR=$(WERROR) -DPTXOPT_SANITIZE=address,undefined -DPTXOPT_FUZZ=ON \
-	  -DPTXOPT_BUILD_BENCH=OFF -DPTXOPT_CORPUS_DIR=$(abspath $(BUILD))/corpus $(CMAKE_FLAGS)
+	  -DPTXOPT_BUILD_BENCH=OFF -DPTXOPT_CORPUS_DIR=$(abspath $(BUILD))/corpus \
+	  -DPTXOPT_REFERENCE=$(abspath $(BUILD))/tests/emu/ptxopt_reference $(CMAKE_FLAGS)
 
 test-asan: build $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
