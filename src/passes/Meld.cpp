@@ -127,9 +127,15 @@ ScalarType selectType(const Function& f, const Operand& a, const Operand& b, Sca
   }
 }
 
-// Where `x` leads past the blocks that only jump on (at most 64 of them; stops at `join`).
-BasicBlock* skipTrampolines(BasicBlock* x, const BasicBlock* join) {
-  for (unsigned n = 0; x != join && isTrampoline(x) && x->succs()[0].to != x && n < 64; ++n) x = x->succs()[0].to;
+// Where `x` leads past the blocks that only jump on (at most 64 of them), stopping at `join` and
+// at a block `admissible` refuses; the blocks passed go to `passed` when given.
+template <class Admissible>
+BasicBlock* skipTrampolines(BasicBlock* x, const BasicBlock* join, Admissible&& admissible,
+                            std::vector<BasicBlock*>* passed = nullptr) {
+  for (unsigned n = 0; x != join && isTrampoline(x) && x->succs()[0].to != x && admissible(x) && n < 64; ++n) {
+    if (passed) passed->push_back(x);
+    x = x->succs()[0].to;
+  }
   return x;
 }
 
@@ -187,7 +193,7 @@ class Meld : public Pass {
     std::unordered_map<const BasicBlock*, BasicBlock*> toRight, toLeft;
     std::vector<std::pair<BasicBlock*, BasicBlock*>> work{{r.left, r.right}};
     forward_.clear();
-    std::unordered_map<const BasicBlock*, bool> swapped;
+    std::unordered_set<const BasicBlock*> swapped;  // left blocks whose targets pair crosswise
     auto admissible = [&](BasicBlock* x) {
       return x != r.header && x != f_->entry() && !(x->hasLabel() && pinned_.count(f_->labelName(x->label())));
     };
@@ -195,18 +201,12 @@ class Meld : public Pass {
     // where the walk ends.
     auto forward = [&](BasicBlock* x, std::unordered_set<const BasicBlock*>& side) {
       std::vector<BasicBlock*> passed;
-      for (unsigned n = 0; x != r.join && isTrampoline(x) && n < 64; ++n) {
-        if (auto known = forward_.find(x); known != forward_.end()) {
-          x = known->second;
-          break;
-        }
-        if (!admissible(x) || x->succs()[0].to == x) break;
-        side.insert(x);
-        passed.push_back(x);
-        x = x->succs()[0].to;
+      BasicBlock* to = skipTrampolines(x, r.join, admissible, &passed);
+      for (BasicBlock* t : passed) {
+        side.insert(t);
+        forward_[t] = to;
       }
-      for (BasicBlock* t : passed) forward_[t] = x;
-      return x;
+      return to;
     };
     while (!work.empty()) {
       auto [a, b] = work.back();
@@ -247,24 +247,23 @@ class Meld : public Pass {
       BasicBlock *bt = b->successor(EdgeKind::Taken), *bf = b->successor(EdgeKind::FallThrough);
       // Taken with taken unless that contradicts what is known (the join, a pairing made).
       auto clash = [&](BasicBlock* x, BasicBlock* y) {
-        x = skipTrampolines(x, r.join);
-        y = skipTrampolines(y, r.join);
+        x = skipTrampolines(x, r.join, admissible);
+        y = skipTrampolines(y, r.join, admissible);
         if ((x == r.join) != (y == r.join)) return true;
         auto ix = toRight.find(x);
         auto iy = toLeft.find(y);
         return (ix != toRight.end() && ix->second != y) || (iy != toLeft.end() && iy->second != x);
       };
       bool swap = clash(at, bt) || clash(af, bf);
-      swapped[a] = swap;
+      if (swap) swapped.insert(a);
       work.push_back({af, swap ? bt : bf});
       work.push_back({at, swap ? bf : bt});
     }
     // Single entry: a side block is entered only from its own side, its first block from H only.
-    for (auto* m : {&toRight, &toLeft})
-      for (auto& [x, y] : *m) {
-        (m == &toRight ? r.leftBlocks : r.rightBlocks).insert(x);
-        (void)y;
-      }
+    for (const auto& [x, y] : toRight) {
+      r.leftBlocks.insert(x);
+      r.rightBlocks.insert(y);
+    }
     for (const BasicBlock* start : {r.left, r.right})
       if (start->preds().size() != 1) return why = "a side's first block has other predecessors", false;
     r.leftFirst = forward(r.left, r.leftBlocks);
@@ -274,7 +273,7 @@ class Meld : public Pass {
           if (!side->count(p) && !(p == r.header && (x == r.left || x == r.right)))
             return why = "a side is entered from outside", false;
     for (BasicBlock* x : f_->blocks())
-      if (toRight.count(x)) r.pairs.push_back({x, toRight[x], swapped.count(x) && swapped[x]});
+      if (toRight.count(x)) r.pairs.push_back({x, toRight[x], swapped.count(x) != 0});
     return true;
   }
 
