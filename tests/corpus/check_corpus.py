@@ -138,6 +138,8 @@ def main():
     ap.add_argument("--no-assemble", action="store_true",
                     help="leave out step 4 and the -O1 assembly (the sanitizer build: the other build's corpus "
                          "test assembles the same outputs, which depend on nothing but the input)")
+    ap.add_argument("--leave-out", action="append", default=[], metavar="DIR",
+                    help="a corpus directory (nvcc-sm90-G) this run leaves to the other build's (printed as a NOTE)")
     ap.add_argument("--skipped", action="append", default=[], metavar="REASON",
                     help="a part of the corpus that was not built, and why (printed as SKIPPED)")
     args = ap.parse_args()
@@ -151,6 +153,9 @@ def main():
     for root, _, names in os.walk(args.corpus):
         files += [os.path.join(root, n) for n in names if n.endswith(".ptx")]
     files.sort()
+    for d in args.leave_out:
+        print("NOTE: %s is left to the other build's corpus test" % d)
+    files = [f for f in files if os.path.relpath(f, args.corpus).split(os.sep)[0] not in args.leave_out]
     for f in list(files):
         rel = os.path.relpath(f, args.corpus)
         if rel in EXCLUDED:
