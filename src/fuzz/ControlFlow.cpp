@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <regex>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -323,6 +324,53 @@ void Gen::genMeldPair(const Ctx& c, unsigned budget) {
   genSeq(ic, armBudget);
   popScope();
   const std::vector<std::string> arm(fn_->lines.begin() + long(mark), fn_->lines.end());
+  static const std::regex kToken(R"((\$L_[A-Za-z_]+_\d+|%(?:rs|rd|fd|r|f|p)\d+))");
+  // Replaces the register and label tokens of `line` that `to` names.
+  auto substitute = [](const std::string& line, const std::map<std::string, std::string>& to) {
+    std::string out;
+    size_t last = 0;
+    for (auto it = std::sregex_iterator(line.begin(), line.end(), kToken); it != std::sregex_iterator(); ++it) {
+      out += line.substr(last, size_t(it->position()) - last);
+      auto r = to.find(it->str());
+      out += r == to.end() ? it->str() : r->second;
+      last = size_t(it->position() + it->length());
+    }
+    return out + line.substr(last);
+  };
+  // In half the pairs the arm (the side the branch falls into) computes in a register defined
+  // just before the branch where its copy computes in a new one: the first write, in the arm's
+  // first block, of a new 32-bit register by a plain operation whose first source exists before
+  // the branch (and is not written before it in the arm) becomes `mov.b32 E, source` before the branch and `op E, E, ...`
+  // in the arm, every later use of the new register reading E. The values are the arm's own
+  // (no uniformity or trip count changes); `meld` renames E to the copy's name, whose value on
+  // entry the arm reads: an entry copy in the branch's block.
+  if (rng.chance(50)) {
+    static const std::regex kFirstWrite(
+        R"(^(\t(?:add|sub|xor|and|or|min|max|mul\.lo)\.[sub]32)\s+(%r(\d+)), (%r(\d+)|-?\d+), (.*);$)");
+    const unsigned oldB32 = before[static_cast<int>(Kind::B32)];
+    std::set<std::string> seen;  // tokens of the arm met so far
+    // Only in the arm's first block, which nothing branches back to (it has no label): a write
+    // that runs more than once per entry would accumulate in E (seed 931936: an index out of
+    // bounds).
+    for (size_t n = 0; n < arm.size() && arm[n].rfind("$L", 0) != 0; ++n) {
+      std::smatch m;
+      if (std::regex_match(arm[n], m, kFirstWrite) && std::stoul(m[3].str()) > oldB32 && !seen.count(m[2].str()) &&
+          !seen.count(m[4].str()) && (m[5].str().empty() || std::stoul(m[5].str()) <= oldB32)) {
+        const Value entry = newReg(Kind::B32, Uni::Div);  // in no scope: nothing else reads it
+        const std::map<std::string, std::string> to{{m[2].str(), entry.text}};
+        fn_->lines[mark + n] =
+            fmt::format("{} \t{}, {}, {};", m[1].str(), entry.text, entry.text, substitute(m[6].str(), to));
+        for (size_t q = mark + n + 1; q < mark + arm.size(); ++q) fn_->lines[q] = substitute(fn_->lines[q], to);
+        fn_->lines.insert(fn_->lines.begin() + long(mark) - 1, fmt::format("\tmov.b32 \t{}, {};", entry.text, m[4].str()));
+        ++fn_->instructions;
+        fn_->dynamic += mult_;
+        shape("meld.pair.entry-copy");
+        break;
+      }
+      for (auto it = std::sregex_iterator(arm[n].begin(), arm[n].end(), kToken); it != std::sregex_iterator(); ++it)
+        seen.insert(it->str());
+    }
+  }
   const unsigned armInsts = fn_->instructions - instBefore;
   const uint64_t armDyn = fn_->dynamic - dynBefore;
   jump(end);
@@ -345,19 +393,9 @@ void Gen::genMeldPair(const Ctx& c, unsigned budget) {
       rename[m[1].str()] = newLabel(hint.c_str());
     }
   }
-  static const std::regex kToken(R"((\$L_[A-Za-z_]+_\d+|%(?:rs|rd|fd|r|f|p)\d+))");
   static const std::regex kPlain(R"(^(\t(?:add|sub)\.[su]32|\tmul\.lo\.[su]32) (.*), (-?\d+);$)");
   for (const std::string& line : arm) {
-    std::string out;
-    auto it = std::sregex_iterator(line.begin(), line.end(), kToken);
-    size_t last = 0;
-    for (; it != std::sregex_iterator(); ++it) {
-      out += line.substr(last, size_t(it->position()) - last);
-      auto r = rename.find(it->str());
-      out += r == rename.end() ? it->str() : r->second;
-      last = size_t(it->position() + it->length());
-    }
-    out += line.substr(last);
+    std::string out = substitute(line, rename);
     std::smatch m;
     if (std::regex_match(out, m, kPlain) && rng.chance(35)) {
       long long v = std::stoll(m[3].str());

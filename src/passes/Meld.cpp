@@ -28,6 +28,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
+#include <set>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -152,6 +154,7 @@ class Meld : public Pass {
     memoryWeight_ = double(k.getInt("memory-weight"));
     prior_ = k.getFloat("divergence-prior");
     uniformLoss_ = k.getFloat("uniform-loss");
+    loopWeight_ = k.getFloat("loop-weight");
     tried_.clear();
     bool changed = false;
     for (bool again = true; again;) {
@@ -178,6 +181,19 @@ class Meld : public Pass {
   }
 
  private:
+  struct Plan {
+    std::vector<std::vector<AlignStep>> steps;  // per pair of blocks
+    std::vector<std::vector<Instruction*>> lbody, rbody;
+    // Per pair of blocks: how often its left and its right block run per warp that enters
+    // that side (sideRuns), and what the melded block issues (its pairs, selects, lone
+    // instructions and branch).
+    std::vector<double> lruns, rruns, meldedBlock;
+    double leftCost = 0, rightCost = 0, matched = 0, total = 0;
+    double hoisted = 0;  // the distinct instructions that go to H
+    unsigned pairs = 0, selects = 0;  // instruction pairs; the instructions choosing operands
+    unsigned entryCopies = 0;         // right registers renamed whose value on entry H copies
+  };
+
   bool refuse(const MeldRegion& r, const std::string& counter, const std::string& why) {
     ctx_->count("refused-" + counter);
     ctx_->remark(r.header, "keep", "branch at line " + std::to_string(r.branch->loc().line) + ": " + why,
@@ -293,20 +309,22 @@ class Meld : public Pass {
   // ---- pairing instructions ------------------------------------------------------------
 
   // Whether the two sides have enough instructions of common opcodes that their pairs could
-  // reach min-similarity: a bound of the alignment's result, counted before it.
-  bool mayPairEnough(const MeldRegion& r) const {
-    std::unordered_map<uint32_t, std::pair<double, double>> byOpcode;  // weights, left and right
-    double total = 0;
-    for (const auto& p : r.pairs)
+  // reach min-similarity: a bound of the alignment's result (which pairs only instructions of one
+  // opcode within one pair of blocks), counted before it. Both count each pair of blocks as
+  // often as its melded block would run (the more of its two blocks' runs).
+  bool mayPairEnough(const MeldRegion& r, const Plan& plan) const {
+    double common = 0, total = 0;
+    for (size_t p = 0; p < r.pairs.size(); ++p) {
+      std::unordered_map<uint32_t, std::pair<double, double>> byOpcode;  // weights, left and right
       for (int side = 0; side < 2; ++side)
-        for (Instruction* i : body(side ? p.r : p.l)) {
+        for (Instruction* i : body(side ? r.pairs[p].r : r.pairs[p].l)) {
           double w = weight(*i);
-          total += w;
+          total += w * std::max(plan.lruns[p], plan.rruns[p]);
           auto& e = byOpcode[static_cast<uint32_t>(i->opcode())];
           (side ? e.second : e.first) += w;
         }
-    double common = 0;
-    for (const auto& [op, w] : byOpcode) common += std::min(w.first, w.second);
+      for (const auto& [op, w] : byOpcode) common += std::min(w.first, w.second) * std::max(plan.lruns[p], plan.rruns[p]);
+    }
     return common >= minSimilarity_ * std::max(1.0, total) - 1e-9;
   }
 
@@ -321,86 +339,175 @@ class Meld : public Pass {
   }
 
   // Whether the right side's register `rr` may take the left side's name `rl` (see the header).
+  // Where the right side reads `rr`'s value on entry, the left side must not read `rl`'s: H then
+  // copies `rr` into `rl` (entryCopy), which the left side's lanes overwrite before they read it
+  // (DARM's phi at the melded loop's entry: a binary search whose bound is a parameter on one
+  // side and computed on the other).
   bool renamable(RegId rl, RegId rr) const {
     if (rl == rr) return true;
     const RegInfo &a = f_->reg(rl), &b = f_->reg(rr);
     if (a.type != b.type || a.vec != b.vec || a.scope != 0 || b.scope != 0) return false;
     const BitVector& inR = lv_->liveIn[region_->right->id()];
     const BitVector& atJ = lv_->liveIn[region_->join->id()];
-    if (inR.test(rl) || atJ.test(rl) || inR.test(rr) || atJ.test(rr)) return false;
+    if (inR.test(rl) || atJ.test(rl) || atJ.test(rr)) return false;
+    if (inR.test(rr) && lv_->liveIn[region_->left->id()].test(rl)) return false;
     return defs_->allIn(rl, [&](const BasicBlock* x) { return region_->leftBlocks.count(x) != 0; });
   }
+
+  // Whether renaming `rr` needs its value copied in H (renamable).
+  bool entryCopy(RegId rr) const { return lv_->liveIn[region_->right->id()].test(rr); }
 
   RegId renamed(RegId r) const {
     auto it = rename_.find(r);
     return it == rename_.end() ? r : it->second;
   }
 
-  // The selects a pair of leaves read by two paired instructions needs: 0 when they are the
-  // same (registers compared under `decided`: the renaming decided; otherwise any renaming
-  // allowed), 1 when a select chooses, -1 when nothing can.
-  int leafSelects(const Operand& a, const Operand& b, ScalarType specType, bool decided) const {
-    if (a.kind == OperandKind::Reg && b.kind == OperandKind::Reg && a.aux == b.aux && a.value == b.value &&
-        a.flags == b.flags) {
-      if (decided ? a.id == renamed(b.id) : renamable(a.id, b.id)) return 0;
-    } else if (a == b) {
-      return 0;
-    }
-    if (a.kind == OperandKind::Address || b.kind == OperandKind::Address) {
-      // [base+offset]: one base register chosen by a select; where the offsets differ, the left
-      // base moved by their difference first (an add), the right offset kept.
-      if (a.kind != b.kind || a.aux != b.aux) return -1;
-      if (a.addressBase() != AddressBase::Reg) return a == b ? 0 : -1;  // a symbol's or an absolute address
-      const bool sameBase = decided ? a.id == renamed(b.id) : renamable(a.id, b.id);
-      if (sameBase && a.value == b.value) return 0;
-      if (selectType(*f_, Operand::reg(a.id), Operand::reg(b.id), ScalarType::None) == ScalarType::None) return -1;
-      return a.value == b.value ? 1 : 2;
-    }
-    return selectType(*f_, a, b, specType) == ScalarType::None ? -1 : 1;
-  }
-
-  // The selects pairing `a` (left) with `b` (right) needs, or -1 when they cannot pair.
-  int pairSelects(const Instruction& a, const Instruction& b, bool decided) const {
-    if (a.opcode() != b.opcode() || !sameMods(a, b) || a.payload() != b.payload() || a.numOperands() != b.numOperands())
-      return -1;
-    const OpcodeInfo& info = a.info();
-    if (signatureOf(a.opcode()).isFree() || a.firstOperandAlsoRead() || info.is(OpFlag::Atomic | OpFlag::Texture))
-      return -1;
-    if (a.hasSideEffects() && !(info.is(OpFlag::MemWrite) && a.memoryStrength() == Instruction::MemoryStrength::Weak))
-      return -1;
-    if (a.hasGuard() != b.hasGuard() || a.guardNegated() != b.guardNegated()) return -1;
-    if (a.hasGuard() && !(decided ? a.guard() == renamed(b.guard()) : renamable(a.guard(), b.guard()))) return -1;
-    const OperandShape* shape = selectShape(a);
-    if (!shape) return -1;
-    const unsigned defs = a.numDefOperands();
-    int selects = 0;
-    for (uint32_t k = 0; k < a.numOperands(); ++k) {
-      const Operand &oa = a.operand(k), &ob = b.operand(k);
-      if (oa.kind != ob.kind || (oa.isComposite() && oa.aux != ob.aux)) return -1;
-      std::vector<const Operand*> la, lb;
-      a.visitLeaves(oa, [&](const Operand& o) { la.push_back(&o); });
-      b.visitLeaves(ob, [&](const Operand& o) { lb.push_back(&o); });
-      if (la.size() != lb.size()) return -1;
-      const OperandSpec* spec = specAt(shape, k);
-      ScalarType specType = spec ? resolveType(spec->type, a) : ScalarType::None;
-      for (size_t e = 0; e < la.size(); ++e) {
-        const Operand &x = *la[e], &y = *lb[e];
-        if (k < defs) {
-          if (x.kind == OperandKind::Sink && y.kind == OperandKind::Sink) continue;
-          if (!x.isReg() || !y.isReg() || x.aux != y.aux || x.value != y.value) return -1;
-          if (!(decided ? x.id == renamed(y.id) : renamable(x.id, y.id))) return -1;
-          continue;
-        }
-        if (x.kind == OperandKind::Label || x.kind == OperandKind::Symbol || x.kind == OperandKind::Special) {
-          if (!(x == y)) return -1;
-          continue;
-        }
-        int s = leafSelects(x, y, specType, decided);
-        if (s < 0) return -1;
-        selects += s;
+  // How a register read by a pair is compared with the other side's: under any renaming that
+  // renamable() allows (the first alignment), consistently with the renaming decided so far
+  // (the second), or under the renaming as decided (the rewrite and its cost).
+  enum class Naming { Any, Extend, Decided };
+  bool sameReg(RegId l, RegId r, Naming n) const {
+    switch (n) {
+      case Naming::Any: return renamable(l, r);
+      case Naming::Decided: return l == renamed(r);
+      case Naming::Extend: {
+        auto it = rename_.find(r);
+        if (it != rename_.end()) return it->second == l;
+        return !leftOf_.count(l) && renamable(l, r);
       }
     }
-    return selects;
+    return false;
+  }
+
+  // Whether a leaf has the same value everywhere in the region: an immediate, or a register
+  // neither side writes (under either name). A select of two such leaves goes to H, once.
+  bool invariant(const Operand& o) const {
+    if (o.kind == OperandKind::Imm || o.kind == OperandKind::FImm) return true;
+    return (o.isReg() || (o.kind == OperandKind::Address && o.addressBase() == AddressBase::Reg)) && !written_.count(o.id);
+  }
+
+  // What choosing between two leaves costs: instructions in the melded block, and instructions
+  // in H (selects of invariant leaves, shared by every pair that asks for the same one).
+  struct Selects {
+    int body = 0, hoisted = 0;
+    bool swapped = false;  // the right instruction's two sources are paired crosswise
+  };
+
+  // The selects a pair of leaves read by two paired instructions needs (added to `s`); false
+  // when nothing can choose between them. `hoistedKeys`, when given, receives a name for each
+  // instruction that goes to H, so that the cost counts each once.
+  bool leafSelects(const Operand& a, const Operand& b, ScalarType specType, Naming n, Selects& s,
+                   std::vector<std::string>* hoistedKeys = nullptr) const {
+    if (a.kind == OperandKind::Reg && b.kind == OperandKind::Reg && a.aux == b.aux && a.value == b.value &&
+        a.flags == b.flags) {
+      if (sameReg(a.id, b.id, n)) return true;
+    } else if (a == b) {
+      return true;
+    }
+    auto key = [&](const char* what, std::initializer_list<int64_t> parts) {
+      if (!hoistedKeys) return;
+      std::string k = what;
+      for (int64_t x : parts) k += ":" + std::to_string(x);
+      hoistedKeys->push_back(std::move(k));
+    };
+    if (a.kind == OperandKind::Address || b.kind == OperandKind::Address) {
+      // [base+offset]. The same base (under the renaming) with other offsets: the base moved by
+      // a select of the offsets' difference and 0 (an invariant select). Other bases: the left
+      // base moved by the offsets' difference where they differ, then a select of the bases.
+      if (a.kind != b.kind || a.aux != b.aux) return false;
+      if (a.addressBase() != AddressBase::Reg) return a == b;  // a symbol's or an absolute address
+      const bool sameBase = sameReg(a.id, b.id, n);
+      if (sameBase && a.value == b.value) return true;
+      if (selectType(*f_, Operand::reg(a.id), Operand::reg(b.id), ScalarType::None) == ScalarType::None) return false;
+      if (sameBase) {  // the select of the offsets is one of immediates (below): ptxas puts it back
+        if (invariant(a)) {
+          s.hoisted += 2;
+          key("moved", {int64_t(a.id), a.value - b.value});
+          key("offset", {int64_t(f_->reg(a.id).type), a.value - b.value});
+        } else {
+          s.body += 2;
+        }
+        return true;
+      }
+      const int k = a.value == b.value ? 1 : 2;
+      if (invariant(a) && invariant(b)) {
+        s.hoisted += k;
+        key("base", {int64_t(a.id), int64_t(renamed(b.id)), a.value - b.value});
+        if (k == 2) key("base-moved", {int64_t(a.id), a.value - b.value});
+      } else {
+        s.body += k;
+      }
+      return true;
+    }
+    const ScalarType t = selectType(*f_, a, b, specType);
+    if (t == ScalarType::None) return false;
+    // A select of two immediates goes to H too, but ptxas puts it back: the reader becomes two
+    // instructions, the second under the side's predicate (`VIADD R, R, 3; @P VIADD R, R, -3`).
+    auto immediate = [](const Operand& o) { return o.kind == OperandKind::Imm || o.kind == OperandKind::FImm; };
+    if (invariant(a) && invariant(b) && !(immediate(a) && immediate(b))) {
+      ++s.hoisted;
+      key("select", {int64_t(a.kind), a.isReg() ? int64_t(a.id) : a.value, int64_t(a.flags), int64_t(b.kind),
+                     b.isReg() ? int64_t(renamed(b.id)) : b.value, int64_t(b.flags), int64_t(t)});
+    } else {
+      ++s.body;
+    }
+    return true;
+  }
+
+  // The selects pairing `a` (left) with `b` (right) needs, or nullopt when they cannot pair. The
+  // two sources of a commutative operation pair crosswise where that needs fewer selects.
+  std::optional<Selects> pairSelects(const Instruction& a, const Instruction& b, Naming n,
+                                     std::vector<std::string>* hoistedKeys = nullptr) const {
+    if (a.opcode() != b.opcode() || !sameMods(a, b) || a.payload() != b.payload() || a.numOperands() != b.numOperands())
+      return std::nullopt;
+    const OpcodeInfo& info = a.info();
+    if (signatureOf(a.opcode()).isFree() || a.firstOperandAlsoRead() || info.is(OpFlag::Atomic | OpFlag::Texture))
+      return std::nullopt;
+    if (a.hasSideEffects() && !(info.is(OpFlag::MemWrite) && a.memoryStrength() == Instruction::MemoryStrength::Weak))
+      return std::nullopt;
+    if (a.hasGuard() != b.hasGuard() || a.guardNegated() != b.guardNegated()) return std::nullopt;
+    if (a.hasGuard() && !sameReg(a.guard(), b.guard(), n)) return std::nullopt;
+    const OperandShape* shape = selectShape(a);
+    if (!shape) return std::nullopt;
+    const unsigned defs = a.numDefOperands();
+    auto selectsFor = [&](bool crosswise, std::vector<std::string>* keys) -> std::optional<Selects> {
+      Selects selects;
+      selects.swapped = crosswise;
+      for (uint32_t k = 0; k < a.numOperands(); ++k) {
+        const uint32_t kb = crosswise && k >= defs ? 2 * defs + 1 - k : k;
+        const Operand &oa = a.operand(k), &ob = b.operand(kb);
+        if (oa.kind != ob.kind || (oa.isComposite() && oa.aux != ob.aux)) return std::nullopt;
+        std::vector<const Operand*> la, lb;
+        a.visitLeaves(oa, [&](const Operand& o) { la.push_back(&o); });
+        b.visitLeaves(ob, [&](const Operand& o) { lb.push_back(&o); });
+        if (la.size() != lb.size()) return std::nullopt;
+        const OperandSpec* spec = specAt(shape, k);
+        ScalarType specType = spec ? resolveType(spec->type, a) : ScalarType::None;
+        for (size_t e = 0; e < la.size(); ++e) {
+          const Operand &x = *la[e], &y = *lb[e];
+          if (k < defs) {
+            if (x.kind == OperandKind::Sink && y.kind == OperandKind::Sink) continue;
+            if (!x.isReg() || !y.isReg() || x.aux != y.aux || x.value != y.value) return std::nullopt;
+            if (!sameReg(x.id, y.id, n)) return std::nullopt;
+            continue;
+          }
+          if (x.kind == OperandKind::Label || x.kind == OperandKind::Symbol || x.kind == OperandKind::Special) {
+            if (!(x == y)) return std::nullopt;
+            continue;
+          }
+          if (!leafSelects(x, y, specType, n, selects, keys)) return std::nullopt;
+        }
+      }
+      return selects;
+    };
+    std::optional<Selects> straight = selectsFor(false, nullptr);
+    if (info.is(OpFlag::Commutative) && a.numOperands() == defs + 2 && !a.operand(defs).isComposite() &&
+        !a.operand(defs + 1).isComposite() && (!straight || straight->body + straight->hoisted > 0)) {
+      std::optional<Selects> crossed = selectsFor(true, nullptr);
+      if (crossed && (!straight || crossed->body + crossed->hoisted < straight->body + straight->hoisted))
+        return hoistedKeys ? selectsFor(true, hoistedKeys) : crossed;
+    }
+    return hoistedKeys && straight ? selectsFor(false, hoistedKeys) : straight;
   }
 
   // A pair's worth: what the two instructions cost lone (cost(): each its weight, and one more
@@ -409,20 +516,16 @@ class Meld : public Pass {
   // result name lets later pairs read the same register on both sides without a select.
   static constexpr double kTieBonus = 0.5;
   static constexpr double kGuardedWriteCost = 1;
-  double pairScore(const Instruction& a, const Instruction& b) const {
-    int s = pairSelects(a, b, false);
-    if (s < 0) return 0;
-    return weight(a) + (a.numDefOperands() ? 2 * kGuardedWriteCost : 0) - s + kTieBonus;
+  // In a block pair that runs `runs` times per entry into the region, a select that goes to H
+  // costs its share of one execution.
+  double pairScore(const Instruction& a, const Instruction& b, Naming n, double runs) const {
+    std::optional<Selects> s = pairSelects(a, b, n);
+    if (!s) return 0;
+    return weight(a) + (a.numDefOperands() ? 2 * kGuardedWriteCost : 0) - s->body - s->hoisted / std::max(1.0, runs) +
+           kTieBonus;
   }
 
   // ---- the decision ---------------------------------------------------------------------
-
-  struct Plan {
-    std::vector<std::vector<AlignStep>> steps;  // per pair of blocks
-    std::vector<std::vector<Instruction*>> lbody, rbody;
-    double leftCost = 0, rightCost = 0, melded = 0, matched = 0;
-    unsigned pairs = 0, selects = 0;
-  };
 
   bool tryMeld(BasicBlock* h, Instruction* br, BasicBlock* j, FunctionAnalysisManager& am,
                std::optional<DefinitionSites>& defs) {
@@ -439,10 +542,8 @@ class Meld : public Pass {
       return false;
     }
     const BranchCounts* counts = usableCounts(*ctx_, *br);
-    const bool mayDiverge = costMayDiverge(am.get<UniformityAnalysis>(), h);
     if (counts && counts->divergentFraction() <= 0)
       return refuse(r, "uniform", "the profile never saw it split a warp");
-    if (!counts && !mayDiverge) return refuse(r, "uniform", std::string(divergenceWord(false, *br)) + " branch: each warp runs one side");
     std::string why;
     if (!pairBlocks(r, why)) return refuse(r, "shape", why);
     if (r.pairs.empty()) {  // a side of blocks that only jump on to the join
@@ -452,41 +553,80 @@ class Meld : public Pass {
     why = whyNotMeldable(r);
     if (!why.empty()) return refuse(r, "convergent", why);
 
-    if (!mayPairEnough(r))
+    const BranchOdds odds = counts ? BranchOdds::fromCounts(*counts) : BranchOdds::fromPrior(true, prior_);
+    const CfgInfo& cfg = am.get<CfgAnalysis>();
+    Plan plan;
+    const auto lruns = sideRuns(r, r.leftBlocks, r.left, cfg, counts, odds.taken);
+    const auto rruns = sideRuns(r, r.rightBlocks, r.right, cfg, counts, odds.fall);
+    for (const auto& p : r.pairs) {
+      plan.lruns.push_back(lruns.at(p.l));
+      plan.rruns.push_back(rruns.at(p.r));
+    }
+    if (!mayPairEnough(r, plan))
       return refuse(r, "dissimilar", "the two sides' common opcodes cannot reach min-similarity");
+    // Asked last of the cheap tests: the uniformity analysis costs more than all of them (on
+    // thrust_sort, 41 M of the pass's 57 M instructions when it was asked first).
+    if (!counts && !costMayDiverge(am.get<UniformityAnalysis>(), h))
+      return refuse(r, "uniform", std::string(divergenceWord(false, *br)) + " branch: each warp runs one side");
     if (!defs) defs.emplace(*f_);
     region_ = &r;
     lv_ = &am.get<LivenessAnalysis>();
     defs_ = &*defs;
     rename_.clear();
-    Plan plan;
+    leftOf_.clear();
+    written_.clear();
+    for (const auto* side : {&r.leftBlocks, &r.rightBlocks})
+      for (const BasicBlock* x : *side)
+        for (const Instruction* i : x->insts())
+          for (uint32_t k = 0; k < i->numDefOperands(); ++k)
+            i->visitLeaves(i->operand(k), [&](const Operand& o) {
+              if (o.isReg()) written_.insert(o.id);
+            });
     for (const auto& p : r.pairs) {
       plan.lbody.push_back(body(p.l));
       plan.rbody.push_back(body(p.r));
       const auto &lb = plan.lbody.back(), &rb = plan.rbody.back();
       if (int64_t(lb.size()) > maxInsts_ || int64_t(rb.size()) > maxInsts_)
         return refuse(r, "size", "a block of more than max-insts instructions");
-      plan.steps.push_back(alignSequences(lb.size(), rb.size(), [&](size_t x, size_t y) { return pairScore(*lb[x], *rb[y]); }));
     }
-    decideRenames(plan);
+    // Aligned twice: first under any renaming, then, with the renaming the first alignment's
+    // pairs decided, consistently with it (a pair the first alignment chose between equal ones
+    // may have come apart on a name another pair took).
+    for (Naming n : {Naming::Any, Naming::Extend}) {
+      plan.steps.clear();
+      for (size_t p = 0; p < r.pairs.size(); ++p) {
+        const auto &lb = plan.lbody[p], &rb = plan.rbody[p];
+        const double runs = std::max(plan.lruns[p], plan.rruns[p]);
+        plan.steps.push_back(
+            alignSequences(lb.size(), rb.size(), [&](size_t x, size_t y) { return pairScore(*lb[x], *rb[y], n, runs); }));
+      }
+      decideRenames(plan);
+    }
     cost(r, plan);
 
     // The decision (docs/passes/meld.md, "The decision"): similar enough, cheaper than the
     // branch as ptxas would compile it, and, without a profile, not much dearer than one side
     // alone (what a warp on which the branch does not split runs).
-    const double similarity = plan.matched / std::max(1.0, plan.leftCost + plan.rightCost);
-    double branching = expectedBranchCost(ctx_->ptxas(), counts ? BranchOdds::fromCounts(*counts) : BranchOdds::fromPrior(true, prior_),
-                                          plan.leftCost, plan.rightCost);
+    const double similarity = plan.matched / std::max(1.0, plan.total);
+    double branching = expectedBranchCost(ctx_->ptxas(), odds, plan.leftCost, plan.rightCost);
     if (ptxasPredicates(r, plan)) branching = std::min(branching, plan.leftCost + plan.rightCost);
     const double oneSide = std::max(plan.leftCost, plan.rightCost);
+    // A warp runs a melded block as often as the side of its lanes that runs it more.
+    double melded = 1 + plan.hoisted, meldedUnsplit = melded;  // the copy of H's condition, H's selects
+    for (size_t p = 0; p < r.pairs.size(); ++p) {
+      const double l = plan.lruns[p], rr = plan.rruns[p];
+      melded += plan.meldedBlock[p] * ((odds.taken - odds.split) * l + (odds.fall - odds.split) * rr +
+                                       odds.split * std::max(l, rr));
+      meldedUnsplit += plan.meldedBlock[p] * std::max(l, rr);
+    }
     char text[240];
     std::snprintf(text, sizeof text,
                   "%zu block pair(s), %u instruction pair(s), similarity %.2f; %.1f instructions melded against %.2f "
                   "branching (%s), %.1f on one side",
-                  r.pairs.size(), plan.pairs, similarity, plan.melded, branching, counts ? "profile" : "prior", oneSide);
+                  r.pairs.size(), plan.pairs, similarity, melded, branching, counts ? "profile" : "prior", oneSide);
     std::vector<std::pair<std::string, double>> figures = {{"line", double(br->loc().line)},
                                                            {"similarity", similarity},
-                                                           {"melded", plan.melded},
+                                                           {"melded", melded},
                                                            {"branching", branching},
                                                            {"one-side", oneSide}};
     auto keep = [&](const char* counter) {
@@ -495,13 +635,14 @@ class Meld : public Pass {
       return false;
     };
     if (similarity < minSimilarity_) return keep("refused-dissimilar");
-    if (!convertedWins(plan.melded, branching)) return keep("refused-cost");
-    if (!counts && plan.melded > uniformLoss_ * oneSide + 1e-9) return keep("refused-uniform-loss");
+    if (!convertedWins(melded, branching)) return keep("refused-cost");
+    if (!counts && meldedUnsplit > uniformLoss_ * oneSide + 1e-9) return keep("refused-uniform-loss");
     emit(r, plan);
     ctx_->count("melded");
     ctx_->count("melded-blocks", r.pairs.size());
     ctx_->count("melded-instructions", plan.pairs);
     ctx_->count("selects", plan.selects);
+    ctx_->count("entry-copies", plan.entryCopies);
     ctx_->remark(h, "meld", text, figures);
     return true;
   }
@@ -510,7 +651,8 @@ class Meld : public Pass {
   // left one and back; a pair whose renaming conflicts with an earlier one, or whose operands
   // then cannot be chosen between, comes apart into two lone instructions.
   void decideRenames(Plan& plan) {
-    std::unordered_map<RegId, RegId> leftOf;  // left name -> right register renamed to it
+    rename_.clear();
+    leftOf_.clear();
     for (size_t p = 0; p < plan.steps.size(); ++p)
       for (AlignStep& s : plan.steps[p]) {
         if (!s.isPair()) continue;
@@ -525,12 +667,12 @@ class Meld : public Pass {
         bool ok = true;
         for (auto [l, rr] : want) {
           if (l == rr) {
-            ok = ok && !rename_.count(rr) && !leftOf.count(l);
+            ok = ok && !rename_.count(rr) && !leftOf_.count(l);
             continue;
           }
           auto ir = rename_.find(rr);
-          auto il = leftOf.find(l);
-          ok = ok && (ir == rename_.end() || ir->second == l) && (il == leftOf.end() || il->second == rr);
+          auto il = leftOf_.find(l);
+          ok = ok && (ir == rename_.end() || ir->second == l) && (il == leftOf_.end() || il->second == rr);
         }
         if (!ok) {
           s = {-1, -1};  // taken apart below
@@ -539,7 +681,7 @@ class Meld : public Pass {
         for (auto [l, rr] : want)
           if (l != rr) {
             rename_[rr] = l;
-            leftOf[l] = rr;
+            leftOf_[l] = rr;
           }
       }
     // Pairs whose guards or operands differ under the renaming as decided come apart too; the
@@ -549,7 +691,7 @@ class Meld : public Pass {
       std::vector<AlignStep> out;
       size_t nextL = 0, nextR = 0;
       for (const AlignStep& s : plan.steps[p]) {
-        if (s.isPair() && pairSelects(*plan.lbody[p][s.left], *plan.rbody[p][s.right], true) >= 0) {
+        if (s.isPair() && pairSelects(*plan.lbody[p][s.left], *plan.rbody[p][s.right], Naming::Decided)) {
           for (; nextL < size_t(s.left); ++nextL) out.push_back({int(nextL), -1});
           for (; nextR < size_t(s.right); ++nextR) out.push_back({-1, int(nextR)});
           out.push_back(s);
@@ -563,33 +705,113 @@ class Meld : public Pass {
     }
   }
 
+  // How often each block of a side runs per warp that enters the side. With a profile (`counts`
+  // of H's branch; `enter` the share of H's executions that enter the side), a block whose
+  // conditional branch the profile counted runs as often as that branch; a block that only falls
+  // into a counted block entered from it alone, as often as that block; any other block as
+  // often as its side's predecessors earlier in reverse post-order lead to it. Without a
+  // profile a block on a cycle inside the side runs loop-weight times, any other once.
+  std::unordered_map<const BasicBlock*, double> sideRuns(const MeldRegion& r, const std::unordered_set<const BasicBlock*>& side,
+                                                         const BasicBlock* first, const CfgInfo& cfg,
+                                                         const BranchCounts* counts, double enter) const {
+    std::vector<const BasicBlock*> order(side.begin(), side.end());
+    std::sort(order.begin(), order.end(), [&](const BasicBlock* x, const BasicBlock* y) { return cfg.index(x) < cfg.index(y); });
+    std::unordered_map<const BasicBlock*, double> runs;
+    if (!counts || counts->executions() == 0 || enter <= 0) {
+      for (const BasicBlock* x : order) runs[x] = onCycle(x, side) ? loopWeight_ : 1.0;
+      return runs;
+    }
+    const double entries = double(counts->executions()) * enter;
+    auto countsOf = [&](const BasicBlock* x) -> const BranchCounts* {
+      const Instruction* b = conditionalBranch(*const_cast<BasicBlock*>(x));
+      const BranchCounts* c = b ? usableCounts(*ctx_, *b) : nullptr;
+      return c && c->executions() ? c : nullptr;
+    };
+    for (const BasicBlock* x : order)
+      if (const BranchCounts* c = countsOf(x)) runs[x] = double(c->executions()) / entries;
+    for (const BasicBlock* x : order) {
+      if (runs.count(x)) continue;
+      if (x->succs().size() == 1) {
+        const BasicBlock* y = x->succs()[0].to;
+        if (y != r.join && side.count(y) && runs.count(y) && countsOf(y) && y->preds().size() == 1) {
+          runs[x] = runs[y];
+          continue;
+        }
+      }
+      double n = x == first ? 1.0 : 0.0;
+      for (const BasicBlock* q : x->preds()) {
+        auto it = runs.find(q);
+        if (!side.count(q) || it == runs.end() || cfg.index(q) >= cfg.index(x)) continue;
+        double share = 1;
+        if (q->succs().size() == 2) {
+          const BranchCounts* c = countsOf(q);
+          const BranchOdds o = c ? BranchOdds::fromCounts(*c) : BranchOdds{};
+          share = q->successor(EdgeKind::Taken) == x ? o.taken : o.fall;
+        }
+        n += it->second * share;
+      }
+      runs[x] = n;
+    }
+    return runs;
+  }
+
+  // Whether `x` reaches itself through blocks of its side.
+  static bool onCycle(const BasicBlock* x, const std::unordered_set<const BasicBlock*>& side) {
+    std::vector<const BasicBlock*> work{x};
+    std::unordered_set<const BasicBlock*> seen;
+    while (!work.empty()) {
+      const BasicBlock* y = work.back();
+      work.pop_back();
+      for (const Edge& e : y->succs()) {
+        if (e.to == x) return true;
+        if (side.count(e.to) && seen.insert(e.to).second) work.push_back(e.to);
+      }
+    }
+    return false;
+  }
+
+  // The two sides' costs per warp that enters each, and what each melded block issues.
   void cost(const MeldRegion& r, Plan& plan) {
+    std::set<std::string> hoisted;
+    std::vector<std::string> keys;
     for (size_t p = 0; p < plan.steps.size(); ++p) {
-      for (Instruction* i : plan.lbody[p]) plan.leftCost += weight(*i);
-      for (Instruction* i : plan.rbody[p]) plan.rightCost += weight(*i);
+      const double lr = plan.lruns[p], rr = plan.rruns[p];
+      double left = 0, right = 0, melded = 0;
+      for (Instruction* i : plan.lbody[p]) left += weight(*i);
+      for (Instruction* i : plan.rbody[p]) right += weight(*i);
       for (const AlignStep& s : plan.steps[p]) {
         if (s.isPair()) {
           const Instruction& a = *plan.lbody[p][s.left];
-          int sel = pairSelects(a, *plan.rbody[p][s.right], true);
-          plan.melded += weight(a) + sel;
-          plan.matched += weight(a);
-          plan.selects += unsigned(sel);
+          keys.clear();
+          Selects sel = *pairSelects(a, *plan.rbody[p][s.right], Naming::Decided, &keys);
+          hoisted.insert(keys.begin(), keys.end());
+          melded += weight(a) + sel.body;
+          plan.matched += weight(a) * std::max(lr, rr);
+          plan.selects += unsigned(sel.body);
           ++plan.pairs;
         } else {
           // A lone instruction runs under its side's guard; where it writes a register, ptxas
           // keeps the other lanes' value with a SEL (measured on the SASS of melded diamonds).
           const Instruction& i = s.left >= 0 ? *plan.lbody[p][s.left] : *plan.rbody[p][s.right];
-          plan.melded += weight(i) + (i.numDefOperands() ? kGuardedWriteCost : 0);
+          melded += weight(i) + (i.numDefOperands() ? kGuardedWriteCost : 0);
         }
       }
+      plan.total += std::max(lr, rr) * (left + right);
       // The branches: one each side, one melded (a condition select where they differ).
       const auto& pr = r.pairs[p];
       if (conditionalBranch(*pr.l)) {
-        plan.leftCost += 1, plan.rightCost += 1, plan.melded += 1;
-        if (!sameCondition(pr)) plan.melded += 1;
+        left += 1, right += 1, melded += 1;
+        if (!sameCondition(pr)) melded += 1;
       }
+      plan.leftCost += lr * left;
+      plan.rightCost += rr * right;
+      plan.meldedBlock.push_back(melded);
     }
-    plan.melded += 1;  // the copy of H's condition
+    for (const auto& [rr, rl] : rename_)
+      if (entryCopy(rr)) ++plan.entryCopies;
+    plan.hoisted += plan.entryCopies;
+    plan.hoisted += double(hoisted.size());
+    plan.selects += unsigned(hoisted.size());
   }
 
   // Whether ptxas would if-convert the whole region itself (each side, branches included, within
@@ -616,6 +838,12 @@ class Meld : public Pass {
 
   void emit(MeldRegion& r, Plan& plan) {
     Function& f = *f_;
+    // The entry values the renaming moves (renamable), in H, in register order; taken before
+    // the right side is renamed, while liveness still describes the original code.
+    std::vector<std::pair<RegId, RegId>> copies;
+    for (const auto& [rr, rl] : rename_)
+      if (entryCopy(rr)) copies.push_back({rl, rr});
+    std::sort(copies.begin(), copies.end());
     // The right side under its new names.
     for (const auto& p : r.pairs)
       for (Instruction* i : p.r->insts()) {
@@ -624,6 +852,10 @@ class Meld : public Pass {
           if (o.isReg() || (o.kind == OperandKind::Address && o.addressBase() == AddressBase::Reg)) o.id = renamed(o.id);
         });
       }
+    hoistedInsts_.clear();
+    hoistedDefs_.clear();
+    bodyDefs_.clear();
+    selCache_.clear();
     // H keeps the side its lanes take in %pm: true for the taken (left) side.
     const RegId pm = f.addRegister(ScalarType::Pred, "%pm");
     Instruction* br = r.branch;
@@ -680,6 +912,12 @@ class Meld : public Pass {
         }
         Instruction* a = plan.lbody[p][s.left];
         Instruction* b = plan.rbody[p][s.right];
+        if (pairSelects(*a, *b, Naming::Decided)->swapped) {  // b is dropped after the pair
+          const uint32_t d = b->numDefOperands();
+          Operand first = b->operand(d);
+          b->setOperand(d, b->operand(d + 1));
+          b->setOperand(d + 1, first);
+        }
         chooseOperands(*a, *b, pm, put);
         put(a);
       }
@@ -715,8 +953,17 @@ class Meld : public Pass {
     // The layout: H jumps to the first melded block; the sides leave it.
     auto& hv = r.header->insts();
     hv.pop_back();
+    for (auto [rl, rr] : copies) {
+      Instruction* mov = buildInstruction(f, Opcode::Mov, f.reg(rl).type, {Operand::reg(rl), Operand::reg(rr)}, br);
+      mov->setParent(r.header);
+      hv.push_back(mov);
+    }
     copy->setParent(r.header);
     hv.push_back(copy);
+    for (Instruction* i : hoistedInsts_) {
+      i->setParent(r.header);
+      hv.push_back(i);
+    }
     Instruction* jump = buildBra(f, melded.at(r.leftFirst)->label(), kNoReg, false, br);
     jump->setParent(r.header);
     hv.push_back(jump);
@@ -744,10 +991,54 @@ class Meld : public Pass {
     return t;
   }
 
+  // Whether a leaf has one value in the whole region at the rewrite: an immediate, a register
+  // that H's selects write, or one neither side nor a melded block's select writes.
+  bool invariantNow(const Operand& o) const {
+    if (o.kind == OperandKind::Imm || o.kind == OperandKind::FImm) return true;
+    if (!o.isReg() && !(o.kind == OperandKind::Address && o.addressBase() == AddressBase::Reg)) return false;
+    return hoistedDefs_.count(o.id) || (!written_.count(o.id) && !bodyDefs_.count(o.id));
+  }
+
+  // An instruction choosing operands: to H when everything it reads is invariant (H dominates
+  // the region and nothing in it writes what it reads), else through `put` before the pair.
+  template <class Put>
+  void place(Instruction* i, Put&& put) {
+    bool inv = !i->hasGuard() || invariantNow(Operand::reg(i->guard()));
+    for (uint32_t k = i->numDefOperands(); k < i->numOperands() && inv; ++k)
+      i->visitLeaves(i->operand(k), [&](const Operand& o) {
+        if (o.isReg() || o.kind == OperandKind::Address) inv = inv && invariantNow(o);
+      });
+    auto& defs = inv ? hoistedDefs_ : bodyDefs_;
+    for (uint32_t k = 0; k < i->numDefOperands(); ++k)
+      i->visitLeaves(i->operand(k), [&](const Operand& o) {
+        if (o.isReg()) defs.insert(o.id);
+      });
+    if (inv)
+      hoistedInsts_.push_back(i);
+    else
+      put(i);
+  }
+
+  // A register holding `x` for the left side's lanes and `y` for the right's: one selp, in H
+  // and shared when both are invariant.
+  template <class Put>
+  RegId selectOf(ScalarType t, const Operand& x, const Operand& y, RegId pm, const Instruction* at, Put&& put) {
+    const bool inv = invariantNow(x) && invariantNow(y);
+    if (inv)
+      for (const CachedSelect& c : selCache_)
+        if (c.type == t && c.x == x && c.y == y) return c.reg;
+    const ScalarType regType = x.isReg() ? f_->reg(x.id).type : y.isReg() ? f_->reg(y.id).type : t;
+    RegId d = f_->addRegister(regType, "%md");
+    place(buildInstruction(*f_, Opcode::Selp, t, {Operand::reg(d), x, y, Operand::reg(pm)}, at), put);
+    if (inv) selCache_.push_back({t, x, y, d});
+    return d;
+  }
+
   // Rewrites the read operands of `a` that differ from `b`'s into registers a selp on %pm
-  // fills (emitted through `put` before `a`).
+  // fills (emitted through `put` before `a`, or in H: place()).
   template <class Put>
   void chooseOperands(Instruction& a, const Instruction& b, RegId pm, Put&& put) {
+    auto placing = [&](Instruction* i) { place(i, put); };
     const OperandShape* shape = selectShape(a);
     const unsigned defs = a.numDefOperands();
     for (uint32_t k = defs; k < a.numOperands(); ++k) {
@@ -764,27 +1055,32 @@ class Meld : public Pass {
         if (x.kind == OperandKind::Address) {  // a register base (leafSelects pairs no other unequal ones)
           Operand ra = Operand::reg(x.id), rb = Operand::reg(y.id);
           const ScalarType t = selectType(*f_, ra, rb, ScalarType::None);
+          const ScalarType addType = t == ScalarType::B64 ? ScalarType::S64 : ScalarType::S32;
           const ScalarType regType = t == ScalarType::B64 ? ScalarType::B64 : ScalarType::B32;
-          if (x.value != y.value) {
-            RegId moved = f_->addRegister(regType, "%md");
-            put(buildInstruction(*f_, Opcode::Add, t == ScalarType::B64 ? ScalarType::S64 : ScalarType::S32,
-                                 {Operand::reg(moved), ra, Operand::imm(x.value - y.value)}, &a));
-            ra = Operand::reg(moved);
+          RegId d;
+          if (x.id == y.id) {  // the offsets differ: the base moved by a select of their difference and 0
+            RegId delta = selectOf(t, Operand::imm(x.value - y.value), Operand::imm(0), pm, &a, put);
+            d = f_->addRegister(regType, "%md");
+            place(buildInstruction(*f_, Opcode::Add, addType, {Operand::reg(d), ra, Operand::reg(delta)}, &a), put);
+          } else {
+            if (x.value != y.value) {  // the left base moved by the offsets' difference
+              RegId moved = f_->addRegister(regType, "%md");
+              place(buildInstruction(*f_, Opcode::Add, addType, {Operand::reg(moved), ra, Operand::imm(x.value - y.value)}, &a),
+                    put);
+              ra = Operand::reg(moved);
+            }
+            d = selectOf(t, ra, rb, pm, &a, put);
           }
-          RegId d = f_->addRegister(regType, "%md");
-          put(buildInstruction(*f_, Opcode::Selp, t, {Operand::reg(d), ra, rb, Operand::reg(pm)}, &a));
           x.id = d;
           x.value = y.value;
           continue;
         }
         ScalarType t = selectType(*f_, x, y, specType);
         if (t == ScalarType::Pred) {
-          x = Operand::reg(selectPredicate(pm, x.id, x.negated(), y.id, y.negated(), &a, put));
+          x = Operand::reg(selectPredicate(pm, x.id, x.negated(), y.id, y.negated(), &a, placing));
           continue;
         }
-        RegId d = f_->addRegister(x.isReg() ? f_->reg(x.id).type : y.isReg() ? f_->reg(y.id).type : t, "%md");
-        put(buildInstruction(*f_, Opcode::Selp, t, {Operand::reg(d), x, y, Operand::reg(pm)}, &a));
-        x = Operand::reg(d);
+        x = Operand::reg(selectOf(t, x, y, pm, &a, put));
       }
     }
   }
@@ -795,10 +1091,22 @@ class Meld : public Pass {
   const Liveness* lv_ = nullptr;
   const DefinitionSites* defs_ = nullptr;
   std::unordered_map<RegId, RegId> rename_;  // right register -> left name
+  std::unordered_map<RegId, RegId> leftOf_;  // left name -> the right register renamed to it
+  std::unordered_set<RegId> written_;        // registers either side writes (names before renaming)
+  // The rewrite's instructions for H, the registers they write, those melded blocks' selects
+  // write, and H's selects by what they choose between.
+  struct CachedSelect {
+    ScalarType type;
+    Operand x, y;
+    RegId reg;
+  };
+  std::vector<Instruction*> hoistedInsts_;
+  std::unordered_set<RegId> hoistedDefs_, bodyDefs_;
+  std::vector<CachedSelect> selCache_;
   std::unordered_map<const BasicBlock*, BasicBlock*> forward_;  // a side block that only jumps on -> where to
   std::unordered_set<std::string_view> pinned_;
   std::unordered_set<const Instruction*> tried_;
-  double minSimilarity_ = 0.4, longLatencyWeight_ = 8, memoryWeight_ = 1, prior_ = 0.5, uniformLoss_ = 1.02;
+  double minSimilarity_ = 0.4, longLatencyWeight_ = 8, memoryWeight_ = 1, prior_ = 0.5, uniformLoss_ = 1.02, loopWeight_ = 4;
   int64_t maxBlocks_ = 16, maxInsts_ = 256;
 };
 
@@ -817,6 +1125,7 @@ PassInfo meldPassInfo() {
                     {"long-latency-weight", KnobType::Int, "8", "instructions a div, rem, sqrt or transcendental counts as"},
                     {"memory-weight", KnobType::Int, "1", "instructions a load or store (not of .param or .const) counts as"},
                     {"divergence-prior", KnobType::Float, "0.5", "without a profile: the share of a divergent branch's executions in which it splits"},
+                    {"loop-weight", KnobType::Float, "4", "without a profile: how often a block on a cycle inside a side runs per entry (a profile counts it)"},
                 },
                 [] { return std::make_unique<Meld>(); }};
   info.skipsScopedFunctions = true;
