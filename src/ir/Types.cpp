@@ -1,7 +1,6 @@
 #include "ptxopt/ir/Types.h"
 
-#include <unordered_map>
-
+#include "ptxopt/support/NameMap.h"
 #include "ptxopt/support/StringPool.h"
 
 namespace ptxopt {
@@ -37,10 +36,10 @@ constexpr std::string_view kModNames[] = {
 };
 static_assert(sizeof(kModNames) / sizeof(kModNames[0]) == static_cast<size_t>(Mod::NumKnown));
 
-const std::unordered_map<std::string_view, Mod>& modIndex() {
+const NameMap<Mod>& modIndex() {
   static const auto* index = [] {
-    auto* m = new std::unordered_map<std::string_view, Mod>();
-    for (uint32_t i = 1; i < static_cast<uint32_t>(Mod::NumKnown); ++i) m->emplace(kModNames[i], static_cast<Mod>(i));
+    auto* m = new NameMap<Mod>();
+    for (uint32_t i = 1; i < static_cast<uint32_t>(Mod::NumKnown); ++i) m->insert(kModNames[i], static_cast<Mod>(i));
     return m;
   }();
   return *index;
@@ -62,9 +61,8 @@ std::string_view typeName(ScalarType t) { return known(t) ? kTypeNames[static_ca
 std::string_view spaceName(StateSpace s) { return kSpaces[static_cast<size_t>(s)]; }
 
 Mod lookupKnownMod(std::string_view spelling) {
-  const auto& idx = modIndex();
-  auto it = idx.find(spelling);
-  return it == idx.end() ? Mod::None : it->second;
+  const Mod* m = modIndex().find(spelling);
+  return m ? *m : Mod::None;
 }
 
 Mod lookupMod(std::string_view spelling, StringPool& pool) {
