@@ -328,8 +328,12 @@ const OperandShape* selectShape(const Instruction& inst) {
     const OperandShape& s = sig.shapes.front();
     return n >= s.minOps && n <= s.ops.size() ? &s : nullptr;
   }
-  for (const OperandShape* s : applicableShapes(inst))
-    if (n >= s->minOps && n <= s->ops.size()) return s;
+  // The first of applicableShapes(inst) that takes n operands, without building the list.
+  bool conditional = false;
+  for (const OperandShape& s : sig.shapes) conditional |= !s.when.empty() && conditionHolds(s, inst);
+  for (const OperandShape& s : sig.shapes)
+    if ((conditional ? !s.when.empty() && conditionHolds(s, inst) : s.when.empty()) && n >= s.minOps && n <= s.ops.size())
+      return &s;
   return nullptr;
 }
 

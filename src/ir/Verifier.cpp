@@ -227,10 +227,10 @@ class FunctionVerifier {
   // The operands against the instruction's signature (Opcodes.def).
   void checkShape(const Instruction& i) {
     if (signatureOf(i.opcode()).isFree()) return;
-    std::string name(i.info().name);
+    std::string_view name = i.info().name;
     const OperandShape* shape = selectShape(i);
     if (!shape) {
-      error(i.loc(), "'" + name + "' takes " + describeShapes(i) + ", not " + std::to_string(i.numOperands()) +
+      error(i.loc(), "'" + std::string(name) + "' takes " + describeShapes(i) + ", not " + std::to_string(i.numOperands()) +
                          " operand" + (i.numOperands() == 1 ? "" : "s"));
       return;
     }
@@ -238,12 +238,12 @@ class FunctionVerifier {
       std::string unknown;
       for (Mod m : i.mods())
         if (!isKnownMod(m)) unknown += (unknown.empty() ? "" : ", ") + std::string("'") + std::string(modName(m, m_.strings())) + "'";
-      error(i.loc(), "'" + name + "' needs " + (shape->usesT2 ? "two type modifiers" : "a type modifier") +
+      error(i.loc(), "'" + std::string(name) + "' needs " + (shape->usesT2 ? "two type modifiers" : "a type modifier") +
                          " (.s32, .f32, ...)" + (unknown.empty() ? "" : "; " + unknown + " is not a type"));
       return;
     }
     if (shape->restrictsType() && i.type(0) != ScalarType::None && !shape->allowsType(i.type(0))) {
-      error(i.loc(), "'" + name + "' does not take type '" + std::string(typeName(i.type(0))) + "'" +
+      error(i.loc(), "'" + std::string(name) + "' does not take type '" + std::string(typeName(i.type(0))) + "'" +
                          withCondition(*shape, i) + " (it takes " + describeTypeClasses(*shape) + " types)");
       return;
     }
@@ -252,7 +252,7 @@ class FunctionVerifier {
     // rejects too (.globl, .shard).
     for (Mod m : i.mods())
       if (!isKnownMod(m) && modName(m, m_.strings()).find("::") == std::string_view::npos)
-        error(i.loc(), "unknown modifier '" + std::string(modName(m, m_.strings())) + "' on '" + name + "'");
+        error(i.loc(), "unknown modifier '" + std::string(modName(m, m_.strings())) + "' on '" + std::string(name) + "'");
     for (uint32_t k = 0; k < i.numOperands(); ++k) checkOperandShape(i, *shape, k);
   }
 
@@ -289,16 +289,17 @@ class FunctionVerifier {
       case OperandRole::Value: break;
     }
     ScalarType want = resolveType(spec.type, i);
-    unsigned width = i.vectorWidth();
+    bool byModifier = spec.has(OperandAccept::VecByMod);
+    unsigned width = o.kind == OperandKind::Vector || byModifier ? i.vectorWidth() : 1;
     if (o.kind == OperandKind::Vector) {
       auto elems = i.elements(o);
-      bool byMod = spec.has(OperandAccept::VecByMod) && width > 1;
+      bool byMod = byModifier && width > 1;
       if (byMod && elems.size() != width) {
         error(i.loc(), what + " must be a vector of " + std::to_string(width) + " elements (.v" + std::to_string(width) + ")");
         return;
       }
       // `{ %r1 }` without .v1 (Triton writes it) is one element, as ptxas reads it.
-      bool single = spec.has(OperandAccept::VecByMod) && width == 1 && elems.size() == 1;
+      bool single = byModifier && width == 1 && elems.size() == 1;
       if (!byMod && !single && !(spec.has(OperandAccept::Pack) && elems.size() >= 2)) {
         error(i.loc(), what + " must not be a vector");
         return;
@@ -312,7 +313,7 @@ class FunctionVerifier {
       for (const Operand& e : elems) checkValue(i, spec, e, elem, spec.def, spec.def, what);
       return;
     }
-    if (spec.has(OperandAccept::VecByMod) && width > 1) {
+    if (byModifier && width > 1) {
       error(i.loc(), what + " must be a vector of " + std::to_string(width) + " elements (.v" + std::to_string(width) + ")");
       return;
     }
