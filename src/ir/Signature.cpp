@@ -319,6 +319,15 @@ std::vector<const OperandShape*> applicableShapes(const Instruction& inst) {
   return conditional.empty() ? otherwise : conditional;
 }
 
+const OperandShape* firstApplicableShape(const Instruction& inst) {
+  const OperandShape* unconditional = nullptr;
+  for (const OperandShape& s : signatureOf(inst.opcode()).shapes) {
+    if (!s.when.empty() && conditionHolds(s, inst)) return &s;
+    if (s.when.empty() && !unconditional) unconditional = &s;
+  }
+  return unconditional;
+}
+
 const OperandShape* selectShape(const Instruction& inst) {
   const Signature& sig = signatureOf(inst.opcode());
   if (sig.isFree()) return nullptr;

@@ -45,13 +45,6 @@ const NameMap<Mod>& modIndex() {
   return *index;
 }
 
-template <typename E>
-std::optional<E> inRange(Mod m, Mod first, uint32_t count) {
-  uint32_t v = static_cast<uint32_t>(m), f = static_cast<uint32_t>(first);
-  if (v >= f && v < f + count) return static_cast<E>(v - f);
-  return std::nullopt;
-}
-
 }  // namespace
 
 // ScalarType::None (an instruction without a type modifier) has no row: empty name, 0 bits.
@@ -75,21 +68,6 @@ std::string_view modName(Mod m, const StringPool& pool) {
   uint32_t v = static_cast<uint32_t>(m);
   if (v & kUnknownModBit) return pool.str(v & ~kUnknownModBit);
   return kModNames[v];
-}
-
-std::optional<ScalarType> modType(Mod m) {
-  return inRange<ScalarType>(m, Mod::T_B8, static_cast<uint32_t>(ScalarType::NumTypes));
-}
-std::optional<StateSpace> modSpace(Mod m) {
-  auto s = inRange<uint32_t>(m, Mod::S_Global, static_cast<uint32_t>(StateSpace::Reg) - 1);
-  if (!s) return std::nullopt;
-  return static_cast<StateSpace>(*s + 1);
-}
-std::optional<CmpOp> modCmp(Mod m) {
-  return inRange<CmpOp>(m, Mod::C_Eq, static_cast<uint32_t>(CmpOp::NumCmps));
-}
-std::optional<Rounding> modRounding(Mod m) {
-  return inRange<Rounding>(m, Mod::R_Rn, static_cast<uint32_t>(Rounding::NumRoundings));
 }
 
 }  // namespace ptxopt
