@@ -1,9 +1,12 @@
 #include "ptxopt/ir/Verifier.h"
 
 #include <algorithm>
+#include <charconv>
+#include <deque>
 
 #include "ptxopt/ir/Cfg.h"
 #include "ptxopt/ir/Signature.h"
+#include "ptxopt/support/NameMap.h"
 
 namespace ptxopt {
 namespace {
@@ -105,10 +108,31 @@ class FunctionVerifier {
     bool nested = false;
     for (const RegInfo& r : f_.regs()) nested |= r.scope != 0;
     if (!nested) return;
-    std::unordered_map<std::string, std::vector<RegId>> byName;
-    for (RegId r = 0; r < f_.regs().size(); ++r) byName[f_.regName(r)].push_back(r);
+    // Only a name that a nested scope declares can be shared across scopes: those names
+    // first, then every register printed as one of them, in RegId order.
+    std::string buffer;
+    auto printed = [&](RegId r) -> std::string_view {
+      const RegInfo& info = f_.reg(r);
+      buffer = m_.str(info.name);
+      if (info.ranged) {
+        char digits[16];
+        buffer.append(digits, std::to_chars(digits, digits + sizeof digits, info.index).ptr);
+      }
+      return buffer;
+    };
+    std::deque<std::string> names;  // the keys of `group` (a deque does not move them)
+    NameMap<uint32_t> group;        // printed name -> index in `members`
+    std::vector<std::vector<RegId>> members;
+    for (RegId r = 0; r < f_.regs().size(); ++r)
+      if (f_.reg(r).scope != 0 && !group.find(printed(r))) {
+        names.push_back(buffer);
+        group.insert(names.back(), static_cast<uint32_t>(members.size()));
+        members.emplace_back();
+      }
+    for (RegId r = 0; r < f_.regs().size(); ++r)
+      if (const uint32_t* g = group.find(printed(r))) members[*g].push_back(r);
     sameName_.assign(f_.regs().size(), {});
-    for (auto& [name, regs] : byName)
+    for (const std::vector<RegId>& regs : members)
       if (regs.size() > 1)
         for (RegId r : regs)
           for (RegId o : regs)

@@ -23,11 +23,10 @@ struct Scope {
   uint32_t id = 0;
   NameMap<RegId> regNames;  // registers declared by name (not as a range %r<N>)
   struct Range {
-    std::string_view prefix;
-    RegId first;
-    uint32_t count;
+    RegId first = 0;
+    uint32_t count = 0;
   };
-  std::vector<Range> ranges;
+  NameMap<Range> ranges;  // by prefix: %r<100> is "%r" -> {first RegId, 100}
   std::unordered_map<uint32_t, uint32_t> labelDefs;  // name id -> label index
   struct PendingLabel {
     Operand* op;
@@ -736,9 +735,8 @@ class Parser {
         expect(TokKind::Gt, "'>'");
         e.count = static_cast<uint32_t>(count);
         std::string_view prefix = M().str(e.name);
-        for (const Scope::Range& r : s.ranges)
-          if (r.prefix == prefix) fail(name.loc, "redeclaration of registers '" + std::string(prefix) + "<N>'");
-        s.ranges.push_back({prefix, e.first, e.count});
+        if (!s.ranges.insert(prefix, {e.first, e.count}))
+          fail(name.loc, "redeclaration of registers '" + std::string(prefix) + "<N>'");
         for (uint32_t k = 0; k < e.count; ++k) {
           RegInfo r;
           r.name = e.name;
@@ -895,11 +893,7 @@ class Parser {
     if (wide > UINT32_MAX) return kNoReg;
     uint32_t n = static_cast<uint32_t>(wide);
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
-      for (const Scope::Range& r : it->ranges)
-        if (r.prefix == prefix) {
-          if (n < r.count) return r.first + n;
-          break;
-        }
+      if (const Scope::Range* r = it->ranges.find(prefix); r && n < r->count) return r->first + n;
     return kNoReg;
   }
 
