@@ -77,7 +77,7 @@ Lexer::Lexer(std::string_view src) : cur_(src.data()), end_(src.data() + src.siz
 void Lexer::fail(SourceLoc loc, const std::string& msg) const { throw FatalDiagnostic(loc, msg); }
 
 void Lexer::fill() {
-  ring_[(head_ + count_) % kLookahead] = lexOne();
+  lexOne(ring_[(head_ + count_) % kLookahead]);
   ++count_;
 }
 
@@ -118,8 +118,7 @@ void Lexer::skipSpaceAndComments(bool& sawNewline, bool& sawSpace) {
   }
 }
 
-Token Lexer::lexOne() {
-  Token t;
+void Lexer::lexOne(Token& t) {
   bool nl = false, sp = false;
   skipSpaceAndComments(nl, sp);
   t.newlineBefore = nl;
@@ -128,7 +127,8 @@ Token Lexer::lexOne() {
   const char* start = cur_;
   if (cur_ >= end_) {
     t.kind = TokKind::Eof;
-    return t;
+    t.text = {};
+    return;
   }
   char ch = *cur_;
 
@@ -136,7 +136,6 @@ Token Lexer::lexOne() {
     ++cur_;
     t.kind = k;
     t.text = std::string_view(start, 1);
-    return t;
   };
 
   if (is(ch, kIdentStart)) {
@@ -150,7 +149,7 @@ Token Lexer::lexOne() {
     }
     t.kind = TokKind::Ident;
     t.text = std::string_view(start, static_cast<size_t>(cur_ - start));
-    return t;
+    return;
   }
 
   if (ch == '.') {
@@ -167,7 +166,7 @@ Token Lexer::lexOne() {
     }
     t.kind = TokKind::Dot;
     t.text = std::string_view(start, static_cast<size_t>(cur_ - start));
-    return t;
+    return;
   }
 
   if (is(ch, kDigit)) {
@@ -182,7 +181,7 @@ Token Lexer::lexOne() {
       cur_ = p;
       t.kind = TokKind::Float;
       t.text = std::string_view(start, static_cast<size_t>(cur_ - start));
-      return t;
+      return;
     }
     if (ch == '0' && cur_ + 1 < end_ && (cur_[1] == 'x' || cur_[1] == 'X')) {
       cur_ += 2;
@@ -214,14 +213,14 @@ Token Lexer::lexOne() {
         if (cur_ < end_ && is(*cur_, kIdentBody)) fail(locAt(cur_), "invalid character in number");
         t.kind = TokKind::Float;
         t.text = std::string_view(start, static_cast<size_t>(cur_ - start));
-        return t;
+        return;
       }
     }
     if (cur_ < end_ && (*cur_ == 'U' || *cur_ == 'u')) ++cur_;
     if (cur_ < end_ && is(*cur_, kIdentBody)) fail(locAt(cur_), "invalid character in number");
     t.kind = TokKind::Int;
     t.text = std::string_view(start, static_cast<size_t>(cur_ - start));
-    return t;
+    return;
   }
 
   switch (ch) {
@@ -253,7 +252,7 @@ Token Lexer::lexOne() {
       ++cur_;
       t.kind = TokKind::String;
       t.text = std::string_view(start, static_cast<size_t>(cur_ - start));
-      return t;
+      return;
     }
     case '#': fail(t.loc, "preprocessor directives are not supported; run the C preprocessor first");
     default: break;

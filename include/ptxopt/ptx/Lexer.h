@@ -67,7 +67,7 @@ class Lexer {
 
  private:
   void fill();
-  Token lexOne();
+  void lexOne(Token& t);  // the next token, into `t` (a slot of ring_)
   void skipSpaceAndComments(bool& sawNewline, bool& sawSpace);
   SourceLoc locAt(const char* p) const {
     return SourceLoc{line_, static_cast<uint32_t>(p - lineStart_) + 1};
