@@ -32,7 +32,7 @@ class Out {
   void finish() { s_.resize(len_); }
 
  private:
-  void grow(size_t need) { s_.resize(std::max({s_.capacity(), 2 * s_.size(), len_ + need + 4096})); }
+  void grow(size_t need) { s_.resize(std::max({s_.capacity(), 2 * s_.size(), len_ + need})); }
 
   std::string& s_;
   size_t len_;  // s_[0, len_) is printed; the rest is room
