@@ -120,7 +120,13 @@ void Lexer::skipSpaceAndComments(bool& sawNewline, bool& sawSpace) {
 
 void Lexer::lexOne(Token& t) {
   bool nl = false, sp = false;
-  skipSpaceAndComments(nl, sp);
+  // Most tokens follow one blank or none: the loop over whitespace, line breaks and comments
+  // runs only when more follows.
+  if (cur_ < end_ && (*cur_ == ' ' || *cur_ == '\t')) {
+    sp = true;
+    ++cur_;
+  }
+  if (cur_ < end_ && (is(*cur_, kSpace) || *cur_ == '\n' || *cur_ == '/')) skipSpaceAndComments(nl, sp);
   t.newlineBefore = nl;
   t.spaceBefore = sp;
   t.loc = locAt(cur_);

@@ -47,7 +47,14 @@ class NameMap {
   size_t probe(std::string_view name) const {
     size_t mask = slots_.size() - 1;
     for (size_t k = fnv1a(name) & mask;; k = (k + 1) & mask)
-      if (!slots_[k].used || slots_[k].name == name) return k;
+      if (!slots_[k].used || same(slots_[k].name, name)) return k;
+  }
+  // Names are short: compared in place rather than by a call to memcmp.
+  static bool same(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i] != b[i]) return false;
+    return true;
   }
 
   void grow() {
