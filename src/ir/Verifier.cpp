@@ -129,8 +129,23 @@ class FunctionVerifier {
         group.insert(names.back(), static_cast<uint32_t>(members.size()));
         members.emplace_back();
       }
-    for (RegId r = 0; r < f_.regs().size(); ++r)
-      if (const uint32_t* g = group.find(printed(r))) members[*g].push_back(r);
+    // A ranged register prints as its prefix and index: it is printed only when its prefix
+    // begins one of those names and digits follow (asked once per range).
+    NameMap<bool> prefixes;
+    for (const std::string& name : names)
+      for (size_t cut = name.size(); cut > 0 && name[cut - 1] >= '0' && name[cut - 1] <= '9'; --cut)
+        if (cut > 1) prefixes.insert(std::string_view(name).substr(0, cut - 1), true);
+    uint32_t lastPrefix = UINT32_MAX;
+    bool prefixMatches = false;
+    for (RegId r = 0; r < f_.regs().size(); ++r) {
+      const RegInfo& info = f_.reg(r);
+      if (info.ranged && info.name != lastPrefix) {
+        lastPrefix = info.name;
+        prefixMatches = prefixes.find(m_.str(info.name)) != nullptr;
+      }
+      if (info.ranged && !prefixMatches) continue;
+      if (const uint32_t* g = group.find(info.ranged ? printed(r) : m_.str(info.name))) members[*g].push_back(r);
+    }
     sameName_.assign(f_.regs().size(), {});
     for (const std::vector<RegId>& regs : members)
       if (regs.size() > 1)
