@@ -61,7 +61,7 @@ class Lexer {
     return t;
   }
   // Throws FatalDiagnostic: used for bad characters and malformed literals.
-  [[noreturn]] void fail(SourceLoc loc, const std::string& msg) const;
+  [[noreturn]] void fail(SourceLoc loc, const char* msg) const;
 
   static constexpr unsigned kLookahead = 4;
 
