@@ -100,8 +100,8 @@ class FunctionVerifier {
           known_.insert(i->payload());
   }
 
-  // Registers that share their printed name with another register (declared in another `{ }`
-  // scope): by RegId, the others of that name.
+  // Registers that share their printed name with a register declared in a `{ }` scope nested
+  // inside theirs: by RegId, those others of that name.
   void collectSharedNames() {
     sameName_.clear();
     // Registers all declared in the body shadow nothing (checkReg compares scopes).
@@ -146,12 +146,16 @@ class FunctionVerifier {
       if (info.ranged && !prefixMatches) continue;
       if (const uint32_t* g = group.find(info.ranged ? printed(r) : m_.str(info.name))) members[*g].push_back(r);
     }
+    // Of the others of r's name, only those declared in a scope nested inside r's can shadow
+    // it (checkReg): the others are left out.
     sameName_.assign(f_.regs().size(), {});
     for (const std::vector<RegId>& regs : members)
       if (regs.size() > 1)
         for (RegId r : regs)
-          for (RegId o : regs)
-            if (o != r) sameName_[r].push_back(o);
+          for (RegId o : regs) {
+            uint32_t rs = f_.reg(r).scope, os = f_.reg(o).scope;
+            if (o != r && os != rs && f_.scopeVisible(rs, os)) sameName_[r].push_back(o);
+          }
   }
 
   void checkLayoutAndScopes() {
