@@ -27,6 +27,13 @@ class Out {
     std::memcpy(s_.data() + len_, v.data(), v.size());
     len_ += v.size();
   }
+  // A number in decimal, written in place.
+  template <typename Int>
+  void number(Int v) {
+    constexpr size_t kMaxDigits = 20;  // 18446744073709551615, -9223372036854775808
+    if (kMaxDigits > s_.size() - len_) grow(kMaxDigits);
+    len_ = static_cast<size_t>(std::to_chars(s_.data() + len_, s_.data() + s_.size(), v).ptr - s_.data());
+  }
   size_t size() const { return len_; }
   std::string_view from(size_t pos) const { return std::string_view(s_.data() + pos, len_ - pos); }
   void finish() { s_.resize(len_); }
@@ -557,16 +564,8 @@ class Printer {
     for (int k = digits - 1; k >= 0; --k) out_ += kHex[(v >> (4 * k)) & 0xF];
   }
 
-  void num(uint64_t v) {
-    char buf[24];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out_ += std::string_view(buf, static_cast<size_t>(r.ptr - buf));
-  }
-  void signedNum(int64_t v) {
-    char buf[24];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out_ += std::string_view(buf, static_cast<size_t>(r.ptr - buf));
-  }
+  void num(uint64_t v) { out_.number(v); }
+  void signedNum(int64_t v) { out_.number(v); }
 
   const Module& m_;
   Out out_;
