@@ -68,7 +68,7 @@ bool isDivergenceSource(const Function& f, const Instruction& inst, UniformityLe
 }
 
 bool UniformityInfo::isDivergentDef(const Instruction* inst) const {
-  return std::binary_search(divergentDefs_.begin(), divergentDefs_.end(), inst);
+  return std::find(divergentDefs_.begin(), divergentDefs_.end(), inst) != divergentDefs_.end();
 }
 
 std::vector<uint8_t> divergentlyReachedBlocks(FunctionAnalysisManager& am, UniformityLevel level) {
@@ -238,7 +238,7 @@ UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am,
         cur = in;
         u.divBranch_[b->id()] = transfer(k, cur);
         if (cur != divOut[b->id()]) {
-          divOut[b->id()] = cur;
+          std::swap(divOut[b->id()], cur);  // (cur is set afresh before its next use)
           for (uint32_t s : cfg.succ[k]) {
             dirty[s] = 1;
             again |= s <= k;
@@ -337,7 +337,6 @@ UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am,
     u.divergentDefs_.insert(u.divergentDefs_.end(), walkDivDefs[k].begin(), walkDivDefs[k].end());
   }
   for (const Instruction* i : u.divergentDefs_) i->forEachDefReg([&](RegId r) { u.ever_.set(r); });
-  std::sort(u.divergentDefs_.begin(), u.divergentDefs_.end());
   return u;
 }
 
