@@ -80,19 +80,12 @@ Liveness LivenessAnalysis::run(const Function& f, FunctionAnalysisManager& am) {
   std::vector<const BasicBlock*> order(cfg.rpo.rbegin(), cfg.rpo.rend());
   order.insert(order.end(), cfg.unreachable.rbegin(), cfg.unreachable.rend());
   bool changed = true;
-  BitVector in(numRegs);
   while (changed) {
     changed = false;
     for (const BasicBlock* b : order) {
       BitVector& out = lv.liveOut[b->id()];
       for (const Edge& e : b->succs()) out.unite(lv.liveIn[e.to->id()]);
-      in = out;
-      in.subtract(def[b->id()]);
-      in.unite(use[b->id()]);
-      if (in != lv.liveIn[b->id()]) {
-        lv.liveIn[b->id()] = in;
-        changed = true;
-      }
+      changed |= lv.liveIn[b->id()].assignTransfer(out, def[b->id()], use[b->id()]);
     }
   }
   return lv;

@@ -53,7 +53,7 @@ StateSpace commonSpace(StateSpace s) { return isSharedSpace(s) ? StateSpace::Sha
 
 class Tracer {
  public:
-  Tracer(const Function& f, const ReachingDefs& rd) : f_(f), m_(*f.parent()), rd_(rd) {
+  Tracer(const Function& f, FunctionAnalysisManager& am) : f_(f), m_(*f.parent()), am_(am) {
     for (const Variable& v : m_.globals()) symbols_[v.name] = v.space;
     for (const Decl& d : f.decls())
       if (d.kind == Decl::Kind::Var) symbols_[d.var.name] = d.var.space;
@@ -83,12 +83,12 @@ class Tracer {
 
   Trace reg(const Instruction& at, RegId r, unsigned depth) {
     if (depth > 24) return Trace::unknown("definition chain too long");
-    auto defs = rd_.reaching(&at, r);
+    auto defs = rd().reaching(&at, r);
     if (defs.empty()) return Trace::unknown("'" + f_.regName(r) + "' has no definition here");
     Trace t;
     for (uint32_t d : defs) {
       if (!onPath_.insert(d).second) continue;  // a cycle adds nothing new
-      t = join(t, definition(rd_.defs()[d], depth + 1));
+      t = join(t, definition(rd().defs()[d], depth + 1));
       onPath_.erase(d);
       if (t.kind == Trace::Kind::Unknown) break;
     }
@@ -128,9 +128,17 @@ class Tracer {
   }
 
  private:
+  // Asked for only when an address in a register is traced: a function whose accesses all
+  // name their space (most do) does not need them.
+  const ReachingDefs& rd() {
+    if (!rd_) rd_ = &am_.get<ReachingDefsAnalysis>();
+    return *rd_;
+  }
+
   const Function& f_;
   const Module& m_;
-  const ReachingDefs& rd_;
+  FunctionAnalysisManager& am_;
+  const ReachingDefs* rd_ = nullptr;
   std::unordered_map<uint32_t, StateSpace> symbols_;
   std::unordered_set<uint32_t> kernelParams_;
   std::unordered_set<uint32_t> onPath_;
@@ -139,8 +147,7 @@ class Tracer {
 }  // namespace
 
 MemorySpaceInfo MemorySpaceAnalysis::run(const Function& f, FunctionAnalysisManager& am) {
-  const ReachingDefs& rd = am.get<ReachingDefsAnalysis>();
-  Tracer tracer(f, rd);
+  Tracer tracer(f, am);
   MemorySpaceInfo info;
   for (const BasicBlock* b : f.blocks())
     for (const Instruction* i : b->insts()) {

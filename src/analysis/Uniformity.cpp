@@ -68,7 +68,7 @@ bool isDivergenceSource(const Function& f, const Instruction& inst, UniformityLe
 }
 
 bool UniformityInfo::isDivergentDef(const Instruction* inst) const {
-  return std::binary_search(divergentDefs_.begin(), divergentDefs_.end(), inst);
+  return std::find(divergentDefs_.begin(), divergentDefs_.end(), inst) != divergentDefs_.end();
 }
 
 std::vector<uint8_t> divergentlyReachedBlocks(FunctionAnalysisManager& am, UniformityLevel level) {
@@ -106,7 +106,10 @@ UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am,
   u.divBranch_.assign(nb, 0);
   u.ever_ = BitVector(nregs);
   std::vector<BitVector> divOut(nb, BitVector(nregs)), joinDiv(nb, BitVector(nregs));
-  std::unordered_set<const Instruction*> divDefs;
+  // The divergent definitions each block's latest walk found (by RPO number). A block's entry
+  // set changes only when the block is walked, so its latest walk is the one from the final
+  // set: these are the divergent definitions, without another walk at the end.
+  std::vector<std::vector<const Instruction*>> walkDivDefs(n);
 
   // What the walks need to know of each instruction, found once: the instructions that end a
   // block or write a register, block after block in RPO (block k's are steps[stepStart[k] ..
@@ -139,8 +142,10 @@ UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am,
   stepStart[n] = static_cast<uint32_t>(steps.size());
 
   // Walks block k (an RPO number) from `div` (the divergent registers on entry); records
-  // divergent results and returns whether the terminator decides divergently.
-  auto transfer = [&](uint32_t k, BitVector& div, bool record) {
+  // divergent results in walkDivDefs[k] and returns whether the terminator decides divergently.
+  auto transfer = [&](uint32_t k, BitVector& div) {
+    std::vector<const Instruction*>& found = walkDivDefs[k];
+    found.clear();
     bool branchDivergent = false;
     for (uint32_t j = stepStart[k]; j < stepStart[k + 1]; ++j) {
       const Instruction* i = steps[j].inst;
@@ -157,7 +162,7 @@ UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am,
       }
       if (result) {
         i->forEachDefReg([&](RegId r) { div.set(r); });
-        if (record) divDefs.insert(i);
+        found.push_back(i);
       } else {
         forEachKilledReg(*i, [&](RegId r) { div.reset(r); });
       }
@@ -231,9 +236,9 @@ UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am,
         in.unite(joinDiv[b->id()]);
         for (uint32_t p : cfg.pred[k]) in.unite(divOut[cfg.rpo[p]->id()]);
         cur = in;
-        u.divBranch_[b->id()] = transfer(k, cur, false);
+        u.divBranch_[b->id()] = transfer(k, cur);
         if (cur != divOut[b->id()]) {
-          divOut[b->id()] = cur;
+          std::swap(divOut[b->id()], cur);  // (cur is set afresh before its next use)
           for (uint32_t s : cfg.succ[k]) {
             dirty[s] = 1;
             again |= s <= k;
@@ -326,16 +331,12 @@ UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am,
     }
     if (!grew) break;
   }
-  // Final walk: record divergent definitions and everything ever divergent.
+  // Everything ever divergent: on entry to a block, or written divergently.
   for (uint32_t k = 0; k < n; ++k) {
-    const BasicBlock* b = cfg.rpo[k];
-    cur = u.divIn_[b->id()];
-    u.ever_.unite(cur);
-    transfer(k, cur, true);
+    u.ever_.unite(u.divIn_[cfg.rpo[k]->id()]);
+    u.divergentDefs_.insert(u.divergentDefs_.end(), walkDivDefs[k].begin(), walkDivDefs[k].end());
   }
-  for (const Instruction* i : divDefs) i->forEachDefReg([&](RegId r) { u.ever_.set(r); });
-  u.divergentDefs_.assign(divDefs.begin(), divDefs.end());
-  std::sort(u.divergentDefs_.begin(), u.divergentDefs_.end());
+  for (const Instruction* i : u.divergentDefs_) i->forEachDefReg([&](RegId r) { u.ever_.set(r); });
   return u;
 }
 

@@ -97,7 +97,12 @@ void updateSuccessors(Function& f, size_t layoutIndex, const BranchTargetTables&
 }
 
 void buildCfg(Function& f) {
-  BranchTargetTables tables = collectBranchTargetTables(f);
+  // Only a `brx.idx` reads the tables (most functions have none): they are not looked for
+  // among all the instructions otherwise.
+  bool indexed = false;
+  for (const BasicBlock* b : f.blocks())
+    if (const Instruction* t = b->terminator(); t && t->is(Opcode::BrxIdx)) indexed = true;
+  BranchTargetTables tables = indexed ? collectBranchTargetTables(f) : BranchTargetTables();
   for (BasicBlock* b : f.blocks()) {
     b->succs().clear();  // (the vectors keep their storage for the edges to come)
     b->preds().clear();

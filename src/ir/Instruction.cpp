@@ -110,8 +110,8 @@ unsigned Instruction::numDefOperandsSlow(const Signature& sig) const {
   }
   if (sig.fixedDefs != Signature::kDefsVary) return sig.fixedDefs;
   // The shapes that apply by modifiers agree on their results (bar.red writes, bar does not).
-  auto shapes = applicableShapes(*this);
-  return shapes.empty() ? 0 : shapes.front()->numDefs;
+  const OperandShape* shape = firstApplicableShape(*this);
+  return shape ? shape->numDefs : 0;
 }
 
 std::vector<RegId> Instruction::returnRegisters() const {

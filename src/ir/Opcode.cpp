@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <string>
-#include <unordered_map>
+
+#include "ptxopt/support/NameMap.h"
 
 namespace ptxopt {
 
@@ -18,15 +19,20 @@ static_assert(sizeof(kOpcodeTable) / sizeof(kOpcodeTable[0]) == static_cast<size
 namespace {
 
 struct MnemonicIndex {
-  std::unordered_map<std::string_view, Opcode> byName;
+  NameMap<Opcode> byName;
   unsigned maxComponents = 1;
+  NameMap<unsigned> maxComponentsByFirst;  // "bar" -> 3 (bar.warp.sync), "ld" -> 1
   MnemonicIndex() {
     for (size_t i = 0; i < static_cast<size_t>(Opcode::NumOpcodes); ++i) {
       const OpcodeInfo& info = kOpcodeTable[i];
       if (info.name.empty() || info.isPseudo()) continue;
-      byName.emplace(info.name, static_cast<Opcode>(i));
+      byName.insert(info.name, static_cast<Opcode>(i));
       unsigned comps = 1 + static_cast<unsigned>(std::count(info.name.begin(), info.name.end(), '.'));
       maxComponents = std::max(maxComponents, comps);
+      std::string_view first = info.name.substr(0, info.name.find('.'));
+      maxComponentsByFirst.insert(first, 0);
+      unsigned* most = maxComponentsByFirst.find(first);
+      *most = std::max(*most, comps);
     }
   }
 };
@@ -39,12 +45,15 @@ const MnemonicIndex& mnemonicIndex() {
 }  // namespace
 
 std::optional<Opcode> lookupOpcode(std::string_view dottedName) {
-  const auto& idx = mnemonicIndex().byName;
-  auto it = idx.find(dottedName);
-  if (it == idx.end()) return std::nullopt;
-  return it->second;
+  if (const Opcode* op = mnemonicIndex().byName.find(dottedName)) return *op;
+  return std::nullopt;
 }
 
 unsigned maxOpcodeComponents() { return mnemonicIndex().maxComponents; }
+
+unsigned maxOpcodeComponents(std::string_view first) {
+  const unsigned* most = mnemonicIndex().maxComponentsByFirst.find(first);
+  return most ? *most : 0;
+}
 
 }  // namespace ptxopt

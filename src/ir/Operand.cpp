@@ -1,6 +1,6 @@
 #include "ptxopt/ir/Operand.h"
 
-#include <unordered_map>
+#include "ptxopt/support/NameMap.h"
 
 namespace ptxopt {
 namespace {
@@ -23,14 +23,13 @@ const SpecialRegInfo& specialRegInfo(SpecialReg r) { return kSpecialRegs[static_
 
 std::optional<SpecialReg> lookupSpecialReg(std::string_view base) {
   static const auto* index = [] {
-    auto* m = new std::unordered_map<std::string_view, SpecialReg>();
+    auto* m = new NameMap<SpecialReg>();
     for (size_t i = 0; i < static_cast<size_t>(SpecialReg::NumSpecialRegs); ++i)
-      m->emplace(kSpecialRegs[i].name, static_cast<SpecialReg>(i));
+      m->insert(kSpecialRegs[i].name, static_cast<SpecialReg>(i));
     return m;
   }();
-  auto it = index->find(base);
-  if (it == index->end()) return std::nullopt;
-  return it->second;
+  if (const SpecialReg* s = index->find(base)) return *s;
+  return std::nullopt;
 }
 
 std::optional<uint16_t> lookupPredefinedConstant(std::string_view name) {

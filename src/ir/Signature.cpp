@@ -319,6 +319,15 @@ std::vector<const OperandShape*> applicableShapes(const Instruction& inst) {
   return conditional.empty() ? otherwise : conditional;
 }
 
+const OperandShape* firstApplicableShape(const Instruction& inst) {
+  const OperandShape* unconditional = nullptr;
+  for (const OperandShape& s : signatureOf(inst.opcode()).shapes) {
+    if (!s.when.empty() && conditionHolds(s, inst)) return &s;
+    if (s.when.empty() && !unconditional) unconditional = &s;
+  }
+  return unconditional;
+}
+
 const OperandShape* selectShape(const Instruction& inst) {
   const Signature& sig = signatureOf(inst.opcode());
   if (sig.isFree()) return nullptr;
@@ -328,8 +337,12 @@ const OperandShape* selectShape(const Instruction& inst) {
     const OperandShape& s = sig.shapes.front();
     return n >= s.minOps && n <= s.ops.size() ? &s : nullptr;
   }
-  for (const OperandShape* s : applicableShapes(inst))
-    if (n >= s->minOps && n <= s->ops.size()) return s;
+  // The first of applicableShapes(inst) that takes n operands, without building the list.
+  bool conditional = false;
+  for (const OperandShape& s : sig.shapes) conditional |= !s.when.empty() && conditionHolds(s, inst);
+  for (const OperandShape& s : sig.shapes)
+    if ((conditional ? !s.when.empty() && conditionHolds(s, inst) : s.when.empty()) && n >= s.minOps && n <= s.ops.size())
+      return &s;
   return nullptr;
 }
 

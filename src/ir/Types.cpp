@@ -1,7 +1,6 @@
 #include "ptxopt/ir/Types.h"
 
-#include <unordered_map>
-
+#include "ptxopt/support/NameMap.h"
 #include "ptxopt/support/StringPool.h"
 
 namespace ptxopt {
@@ -37,20 +36,13 @@ constexpr std::string_view kModNames[] = {
 };
 static_assert(sizeof(kModNames) / sizeof(kModNames[0]) == static_cast<size_t>(Mod::NumKnown));
 
-const std::unordered_map<std::string_view, Mod>& modIndex() {
+const NameMap<Mod>& modIndex() {
   static const auto* index = [] {
-    auto* m = new std::unordered_map<std::string_view, Mod>();
-    for (uint32_t i = 1; i < static_cast<uint32_t>(Mod::NumKnown); ++i) m->emplace(kModNames[i], static_cast<Mod>(i));
+    auto* m = new NameMap<Mod>();
+    for (uint32_t i = 1; i < static_cast<uint32_t>(Mod::NumKnown); ++i) m->insert(kModNames[i], static_cast<Mod>(i));
     return m;
   }();
   return *index;
-}
-
-template <typename E>
-std::optional<E> inRange(Mod m, Mod first, uint32_t count) {
-  uint32_t v = static_cast<uint32_t>(m), f = static_cast<uint32_t>(first);
-  if (v >= f && v < f + count) return static_cast<E>(v - f);
-  return std::nullopt;
 }
 
 }  // namespace
@@ -62,9 +54,8 @@ std::string_view typeName(ScalarType t) { return known(t) ? kTypeNames[static_ca
 std::string_view spaceName(StateSpace s) { return kSpaces[static_cast<size_t>(s)]; }
 
 Mod lookupKnownMod(std::string_view spelling) {
-  const auto& idx = modIndex();
-  auto it = idx.find(spelling);
-  return it == idx.end() ? Mod::None : it->second;
+  const Mod* m = modIndex().find(spelling);
+  return m ? *m : Mod::None;
 }
 
 Mod lookupMod(std::string_view spelling, StringPool& pool) {
@@ -77,21 +68,6 @@ std::string_view modName(Mod m, const StringPool& pool) {
   uint32_t v = static_cast<uint32_t>(m);
   if (v & kUnknownModBit) return pool.str(v & ~kUnknownModBit);
   return kModNames[v];
-}
-
-std::optional<ScalarType> modType(Mod m) {
-  return inRange<ScalarType>(m, Mod::T_B8, static_cast<uint32_t>(ScalarType::NumTypes));
-}
-std::optional<StateSpace> modSpace(Mod m) {
-  auto s = inRange<uint32_t>(m, Mod::S_Global, static_cast<uint32_t>(StateSpace::Reg) - 1);
-  if (!s) return std::nullopt;
-  return static_cast<StateSpace>(*s + 1);
-}
-std::optional<CmpOp> modCmp(Mod m) {
-  return inRange<CmpOp>(m, Mod::C_Eq, static_cast<uint32_t>(CmpOp::NumCmps));
-}
-std::optional<Rounding> modRounding(Mod m) {
-  return inRange<Rounding>(m, Mod::R_Rn, static_cast<uint32_t>(Rounding::NumRoundings));
 }
 
 }  // namespace ptxopt

@@ -1,9 +1,12 @@
 #include "ptxopt/ir/Verifier.h"
 
 #include <algorithm>
+#include <charconv>
+#include <deque>
 
 #include "ptxopt/ir/Cfg.h"
 #include "ptxopt/ir/Signature.h"
+#include "ptxopt/support/NameMap.h"
 
 namespace ptxopt {
 namespace {
@@ -97,22 +100,62 @@ class FunctionVerifier {
           known_.insert(i->payload());
   }
 
-  // Registers that share their printed name with another register (declared in another `{ }`
-  // scope): by RegId, the others of that name.
+  // Registers that share their printed name with a register declared in a `{ }` scope nested
+  // inside theirs: by RegId, those others of that name.
   void collectSharedNames() {
     sameName_.clear();
     // Registers all declared in the body shadow nothing (checkReg compares scopes).
     bool nested = false;
     for (const RegInfo& r : f_.regs()) nested |= r.scope != 0;
     if (!nested) return;
-    std::unordered_map<std::string, std::vector<RegId>> byName;
-    for (RegId r = 0; r < f_.regs().size(); ++r) byName[f_.regName(r)].push_back(r);
+    // Only a name that a nested scope declares can be shared across scopes: those names
+    // first, then every register printed as one of them, in RegId order.
+    std::string buffer;
+    auto printed = [&](RegId r) -> std::string_view {
+      const RegInfo& info = f_.reg(r);
+      buffer = m_.str(info.name);
+      if (info.ranged) {
+        char digits[16];
+        buffer.append(digits, std::to_chars(digits, digits + sizeof digits, info.index).ptr);
+      }
+      return buffer;
+    };
+    std::deque<std::string> names;  // the keys of `group` (a deque does not move them)
+    NameMap<uint32_t> group;        // printed name -> index in `members`
+    std::vector<std::vector<RegId>> members;
+    for (RegId r = 0; r < f_.regs().size(); ++r)
+      if (f_.reg(r).scope != 0 && !group.find(printed(r))) {
+        names.push_back(buffer);
+        group.insert(names.back(), static_cast<uint32_t>(members.size()));
+        members.emplace_back();
+      }
+    // A ranged register prints as its prefix and index: it is printed only when its prefix
+    // begins one of those names and digits follow (asked once per range).
+    NameMap<bool> prefixes;
+    for (const std::string& name : names)
+      for (size_t cut = name.size(); cut > 0 && name[cut - 1] >= '0' && name[cut - 1] <= '9'; --cut)
+        if (cut > 1) prefixes.insert(std::string_view(name).substr(0, cut - 1), true);
+    uint32_t lastPrefix = UINT32_MAX;
+    bool prefixMatches = false;
+    for (RegId r = 0; r < f_.regs().size(); ++r) {
+      const RegInfo& info = f_.reg(r);
+      if (info.ranged && info.name != lastPrefix) {
+        lastPrefix = info.name;
+        prefixMatches = prefixes.find(m_.str(info.name)) != nullptr;
+      }
+      if (info.ranged && !prefixMatches) continue;
+      if (const uint32_t* g = group.find(info.ranged ? printed(r) : m_.str(info.name))) members[*g].push_back(r);
+    }
+    // Of the others of r's name, only those declared in a scope nested inside r's can shadow
+    // it (checkReg): the others are left out.
     sameName_.assign(f_.regs().size(), {});
-    for (auto& [name, regs] : byName)
+    for (const std::vector<RegId>& regs : members)
       if (regs.size() > 1)
         for (RegId r : regs)
-          for (RegId o : regs)
-            if (o != r) sameName_[r].push_back(o);
+          for (RegId o : regs) {
+            uint32_t rs = f_.reg(r).scope, os = f_.reg(o).scope;
+            if (o != r && os != rs && f_.scopeVisible(rs, os)) sameName_[r].push_back(o);
+          }
   }
 
   void checkLayoutAndScopes() {
@@ -227,10 +270,10 @@ class FunctionVerifier {
   // The operands against the instruction's signature (Opcodes.def).
   void checkShape(const Instruction& i) {
     if (signatureOf(i.opcode()).isFree()) return;
-    std::string name(i.info().name);
+    std::string_view name = i.info().name;
     const OperandShape* shape = selectShape(i);
     if (!shape) {
-      error(i.loc(), "'" + name + "' takes " + describeShapes(i) + ", not " + std::to_string(i.numOperands()) +
+      error(i.loc(), "'" + std::string(name) + "' takes " + describeShapes(i) + ", not " + std::to_string(i.numOperands()) +
                          " operand" + (i.numOperands() == 1 ? "" : "s"));
       return;
     }
@@ -238,12 +281,12 @@ class FunctionVerifier {
       std::string unknown;
       for (Mod m : i.mods())
         if (!isKnownMod(m)) unknown += (unknown.empty() ? "" : ", ") + std::string("'") + std::string(modName(m, m_.strings())) + "'";
-      error(i.loc(), "'" + name + "' needs " + (shape->usesT2 ? "two type modifiers" : "a type modifier") +
+      error(i.loc(), "'" + std::string(name) + "' needs " + (shape->usesT2 ? "two type modifiers" : "a type modifier") +
                          " (.s32, .f32, ...)" + (unknown.empty() ? "" : "; " + unknown + " is not a type"));
       return;
     }
     if (shape->restrictsType() && i.type(0) != ScalarType::None && !shape->allowsType(i.type(0))) {
-      error(i.loc(), "'" + name + "' does not take type '" + std::string(typeName(i.type(0))) + "'" +
+      error(i.loc(), "'" + std::string(name) + "' does not take type '" + std::string(typeName(i.type(0))) + "'" +
                          withCondition(*shape, i) + " (it takes " + describeTypeClasses(*shape) + " types)");
       return;
     }
@@ -252,7 +295,7 @@ class FunctionVerifier {
     // rejects too (.globl, .shard).
     for (Mod m : i.mods())
       if (!isKnownMod(m) && modName(m, m_.strings()).find("::") == std::string_view::npos)
-        error(i.loc(), "unknown modifier '" + std::string(modName(m, m_.strings())) + "' on '" + name + "'");
+        error(i.loc(), "unknown modifier '" + std::string(modName(m, m_.strings())) + "' on '" + std::string(name) + "'");
     for (uint32_t k = 0; k < i.numOperands(); ++k) checkOperandShape(i, *shape, k);
   }
 
@@ -289,16 +332,17 @@ class FunctionVerifier {
       case OperandRole::Value: break;
     }
     ScalarType want = resolveType(spec.type, i);
-    unsigned width = i.vectorWidth();
+    bool byModifier = spec.has(OperandAccept::VecByMod);
+    unsigned width = o.kind == OperandKind::Vector || byModifier ? i.vectorWidth() : 1;
     if (o.kind == OperandKind::Vector) {
       auto elems = i.elements(o);
-      bool byMod = spec.has(OperandAccept::VecByMod) && width > 1;
+      bool byMod = byModifier && width > 1;
       if (byMod && elems.size() != width) {
         error(i.loc(), what + " must be a vector of " + std::to_string(width) + " elements (.v" + std::to_string(width) + ")");
         return;
       }
       // `{ %r1 }` without .v1 (Triton writes it) is one element, as ptxas reads it.
-      bool single = spec.has(OperandAccept::VecByMod) && width == 1 && elems.size() == 1;
+      bool single = byModifier && width == 1 && elems.size() == 1;
       if (!byMod && !single && !(spec.has(OperandAccept::Pack) && elems.size() >= 2)) {
         error(i.loc(), what + " must not be a vector");
         return;
@@ -312,7 +356,7 @@ class FunctionVerifier {
       for (const Operand& e : elems) checkValue(i, spec, e, elem, spec.def, spec.def, what);
       return;
     }
-    if (spec.has(OperandAccept::VecByMod) && width > 1) {
+    if (byModifier && width > 1) {
       error(i.loc(), what + " must be a vector of " + std::to_string(width) + " elements (.v" + std::to_string(width) + ")");
       return;
     }

@@ -169,6 +169,11 @@ class DeadSync : public Pass {
     };
     for (uint32_t x = 0; x < cfg.size(); ++x) {
       BasicBlock* b = const_cast<BasicBlock*>(cfg.rpo[x]);
+      // Only barriers are looked at: a block without one is not classified instruction by
+      // instruction.
+      if (std::none_of(b->insts().begin(), b->insts().end(),
+                       [](const Instruction* i) { return i->info().is(OpFlag::CtaBarrier); }))
+        continue;
       forEachPosition(cfg, regions, x, classify, [&](size_t j, const SyncAccesses& above, const SyncAccesses& below) {
         const Instruction& i = *b->insts()[j];
         if (!i.info().is(OpFlag::CtaBarrier)) return;

@@ -110,20 +110,20 @@ class Select : public Pass {
       }
       for (Instruction* i : b->insts()) {
         if (isChainJump(*b, *i)) continue;
-        std::string at = " (line " + std::to_string(i->loc().line) + ")";
+        auto at = [&] { return " (line " + std::to_string(i->loc().line) + ")"; };  // for a refusal
         if (i->info().isPseudo()) {
-          s.refusal = "a declaration or scope brace" + at;
+          s.refusal = "a declaration or scope brace" + at();
           return s;
         }
         if (i->hasGuard()) {
-          s.refusal = "an already-guarded instruction" + at;
+          s.refusal = "an already-guarded instruction" + at();
           return s;
         }
         bool guard = false;
         if (!i->isSpeculatable()) {
           std::string why = whyNotPredicable(*i);
           if (!guardEffects_ || !why.empty()) {
-            s.refusal = why.empty() ? "`" + std::string(i->info().name) + "` is not speculatable" + at : why + at;
+            s.refusal = why.empty() ? "`" + std::string(i->info().name) + "` is not speculatable" + at() : why + at();
             return s;
           }
           guard = true;
@@ -135,7 +135,7 @@ class Select : public Pass {
               ok = false;
           });
         if (i->numDefOperands() > 1 || (!guard && i->numDefOperands() == 0) || !ok) {
-          s.refusal = "a result that cannot be renamed or merged" + at;
+          s.refusal = "a result that cannot be renamed or merged" + at();
           return s;
         }
         i->forEachUseReg([&](RegId r) { s.uses.insert(r); });

@@ -37,6 +37,14 @@ constexpr CharTable kChars;
 
 inline bool is(char ch, uint8_t cls) { return kChars.c[static_cast<unsigned char>(ch)] & cls; }
 
+// The end of the run of `cls` characters at p. The scanning loops use a local pointer: a char
+// read may alias the lexer's own cur_, so a loop that advanced cur_ itself stored it on every
+// character.
+inline const char* skipClass(const char* p, const char* end, uint8_t cls) {
+  while (p < end && is(*p, cls)) ++p;
+  return p;
+}
+
 }  // namespace
 
 std::string_view tokKindName(TokKind k) {
@@ -74,61 +82,69 @@ Lexer::Lexer(std::string_view src) : cur_(src.data()), end_(src.data() + src.siz
   while (end_ > cur_ && end_[-1] == '\0') --end_;
 }
 
-void Lexer::fail(SourceLoc loc, const std::string& msg) const { throw FatalDiagnostic(loc, msg); }
+void Lexer::fail(SourceLoc loc, const char* msg) const { throw FatalDiagnostic(loc, msg); }
 
 void Lexer::fill() {
-  ring_[(head_ + count_) % kLookahead] = lexOne();
+  lexOne(ring_[(head_ + count_) % kLookahead]);
   ++count_;
 }
 
 void Lexer::skipSpaceAndComments(bool& sawNewline, bool& sawSpace) {
-  while (cur_ < end_) {
-    char ch = *cur_;
+  const char* p = cur_;  // (a local pointer, as in skipClass)
+  while (p < end_) {
+    char ch = *p;
     if (is(ch, kSpace)) {
       sawSpace = true;
-      ++cur_;
+      ++p;
     } else if (ch == '\n') {
       sawNewline = sawSpace = true;
-      ++cur_;
+      ++p;
       ++line_;
-      lineStart_ = cur_;
-    } else if (ch == '/' && cur_ + 1 < end_ && cur_[1] == '/') {
+      lineStart_ = p;
+    } else if (ch == '/' && p + 1 < end_ && p[1] == '/') {
       sawSpace = true;
-      while (cur_ < end_ && *cur_ != '\n') ++cur_;
-    } else if (ch == '/' && cur_ + 1 < end_ && cur_[1] == '*') {
-      SourceLoc start = locAt(cur_);
+      while (p < end_ && *p != '\n') ++p;
+    } else if (ch == '/' && p + 1 < end_ && p[1] == '*') {
+      SourceLoc start = locAt(p);
       sawSpace = true;
-      cur_ += 2;
+      p += 2;
       for (;;) {
-        if (cur_ >= end_) fail(start, "unterminated block comment");
-        if (*cur_ == '*' && cur_ + 1 < end_ && cur_[1] == '/') {
-          cur_ += 2;
+        if (p >= end_) fail(start, "unterminated block comment");
+        if (*p == '*' && p + 1 < end_ && p[1] == '/') {
+          p += 2;
           break;
         }
-        if (*cur_ == '\n') {
+        if (*p == '\n') {
           sawNewline = true;
           ++line_;
-          lineStart_ = cur_ + 1;
+          lineStart_ = p + 1;
         }
-        ++cur_;
+        ++p;
       }
     } else {
       break;
     }
   }
+  cur_ = p;
 }
 
-Token Lexer::lexOne() {
-  Token t;
+void Lexer::lexOne(Token& t) {
   bool nl = false, sp = false;
-  skipSpaceAndComments(nl, sp);
+  // Most tokens follow one blank or none: the loop over whitespace, line breaks and comments
+  // runs only when more follows.
+  if (cur_ < end_ && (*cur_ == ' ' || *cur_ == '\t')) {
+    sp = true;
+    ++cur_;
+  }
+  if (cur_ < end_ && (is(*cur_, kSpace) || *cur_ == '\n' || *cur_ == '/')) skipSpaceAndComments(nl, sp);
   t.newlineBefore = nl;
   t.spaceBefore = sp;
   t.loc = locAt(cur_);
   const char* start = cur_;
   if (cur_ >= end_) {
     t.kind = TokKind::Eof;
-    return t;
+    t.text = {};
+    return;
   }
   char ch = *cur_;
 
@@ -136,12 +152,10 @@ Token Lexer::lexOne() {
     ++cur_;
     t.kind = k;
     t.text = std::string_view(start, 1);
-    return t;
   };
 
   if (is(ch, kIdentStart)) {
-    ++cur_;
-    while (cur_ < end_ && is(*cur_, kIdentBody)) ++cur_;
+    cur_ = skipClass(cur_ + 1, end_, kIdentBody);
     if (ch == '%' && cur_ == start + 1) fail(t.loc, "expected a register name after '%'");
     // A vector component written onto a register: %tid.x, %v.w
     if (ch == '%' && cur_ + 1 < end_ && *cur_ == '.') {
@@ -150,14 +164,14 @@ Token Lexer::lexOne() {
     }
     t.kind = TokKind::Ident;
     t.text = std::string_view(start, static_cast<size_t>(cur_ - start));
-    return t;
+    return;
   }
 
   if (ch == '.') {
     ++cur_;
     if (cur_ >= end_ || !is(*cur_, kIdentBody)) fail(t.loc, "expected a directive or modifier name after '.'");
     for (;;) {
-      while (cur_ < end_ && is(*cur_, kIdentBody)) ++cur_;
+      cur_ = skipClass(cur_, end_, kIdentBody);
       // `::` joins the parts of qualified modifiers: .shared::cta, .L2::cache_hint
       if (cur_ + 2 < end_ && cur_[0] == ':' && cur_[1] == ':' && is(cur_[2], kIdentBody)) {
         cur_ += 2;
@@ -167,39 +181,37 @@ Token Lexer::lexOne() {
     }
     t.kind = TokKind::Dot;
     t.text = std::string_view(start, static_cast<size_t>(cur_ - start));
-    return t;
+    return;
   }
 
   if (is(ch, kDigit)) {
     // Hexadecimal float bit patterns: 0f + 8 hex digits, 0d + 16 hex digits.
     if (ch == '0' && cur_ + 1 < end_ && (cur_[1] == 'f' || cur_[1] == 'F' || cur_[1] == 'd' || cur_[1] == 'D')) {
       unsigned want = (cur_[1] == 'f' || cur_[1] == 'F') ? 8 : 16;
-      const char* p = cur_ + 2;
-      while (p < end_ && is(*p, kHex)) ++p;
+      const char* p = skipClass(cur_ + 2, end_, kHex);
       if (static_cast<unsigned>(p - (cur_ + 2)) != want || (p < end_ && is(*p, kIdentBody)))
         fail(t.loc, want == 8 ? "a 0f float literal needs exactly 8 hexadecimal digits"
                               : "a 0d double literal needs exactly 16 hexadecimal digits");
       cur_ = p;
       t.kind = TokKind::Float;
       t.text = std::string_view(start, static_cast<size_t>(cur_ - start));
-      return t;
+      return;
     }
     if (ch == '0' && cur_ + 1 < end_ && (cur_[1] == 'x' || cur_[1] == 'X')) {
       cur_ += 2;
       const char* digits = cur_;
-      while (cur_ < end_ && is(*cur_, kHex)) ++cur_;
+      cur_ = skipClass(cur_, end_, kHex);
       if (cur_ == digits) fail(t.loc, "expected hexadecimal digits after '0x'");
     } else if (ch == '0' && cur_ + 1 < end_ && (cur_[1] == 'b' || cur_[1] == 'B') && cur_ + 2 < end_ &&
                (cur_[2] == '0' || cur_[2] == '1')) {
       cur_ += 2;
       while (cur_ < end_ && (*cur_ == '0' || *cur_ == '1')) ++cur_;
     } else {
-      while (cur_ < end_ && is(*cur_, kDigit)) ++cur_;
+      cur_ = skipClass(cur_, end_, kDigit);
       bool isFloat = false;
       if (cur_ < end_ && *cur_ == '.' && (cur_ + 1 >= end_ || !is(cur_[1], kIdentStart))) {
         isFloat = true;
-        ++cur_;
-        while (cur_ < end_ && is(*cur_, kDigit)) ++cur_;
+        cur_ = skipClass(cur_ + 1, end_, kDigit);
       }
       if (cur_ < end_ && (*cur_ == 'e' || *cur_ == 'E')) {
         const char* p = cur_ + 1;
@@ -214,14 +226,14 @@ Token Lexer::lexOne() {
         if (cur_ < end_ && is(*cur_, kIdentBody)) fail(locAt(cur_), "invalid character in number");
         t.kind = TokKind::Float;
         t.text = std::string_view(start, static_cast<size_t>(cur_ - start));
-        return t;
+        return;
       }
     }
     if (cur_ < end_ && (*cur_ == 'U' || *cur_ == 'u')) ++cur_;
     if (cur_ < end_ && is(*cur_, kIdentBody)) fail(locAt(cur_), "invalid character in number");
     t.kind = TokKind::Int;
     t.text = std::string_view(start, static_cast<size_t>(cur_ - start));
-    return t;
+    return;
   }
 
   switch (ch) {
@@ -253,7 +265,7 @@ Token Lexer::lexOne() {
       ++cur_;
       t.kind = TokKind::String;
       t.text = std::string_view(start, static_cast<size_t>(cur_ - start));
-      return t;
+      return;
     }
     case '#': fail(t.loc, "preprocessor directives are not supported; run the C preprocessor first");
     default: break;

@@ -1,6 +1,7 @@
 #include "ptxopt/ptx/Parser.h"
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <cstring>
 #include <string>
@@ -10,6 +11,7 @@
 #include "ptxopt/ir/Cfg.h"
 #include "ptxopt/ir/Verifier.h"
 #include "ptxopt/ptx/Lexer.h"
+#include "ptxopt/support/NameMap.h"
 
 namespace ptxopt {
 namespace {
@@ -19,13 +21,12 @@ constexpr int64_t kUnresolvedLabel = -1;
 // Registers, labels and pending label references of one open `{ }` scope.
 struct Scope {
   uint32_t id = 0;
-  std::unordered_map<std::string_view, RegId> regNames;
+  NameMap<RegId> regNames;  // registers declared by name (not as a range %r<N>)
   struct Range {
-    std::string_view prefix;
-    RegId first;
-    uint32_t count;
+    RegId first = 0;
+    uint32_t count = 0;
   };
-  std::vector<Range> ranges;
+  NameMap<Range> ranges;  // by prefix: %r<100> is "%r" -> {first RegId, 100}
   std::unordered_map<uint32_t, uint32_t> labelDefs;  // name id -> label index
   struct PendingLabel {
     Operand* op;
@@ -575,7 +576,7 @@ class Parser {
           r.decl = UINT32_MAX;
           RegId id = static_cast<RegId>(F_->regs().size());
           F_->regs().push_back(r);
-          s.regNames.emplace(M().str(v.name), id);
+          s.regNames.insert(M().str(v.name), id);
         }
   }
 
@@ -734,9 +735,8 @@ class Parser {
         expect(TokKind::Gt, "'>'");
         e.count = static_cast<uint32_t>(count);
         std::string_view prefix = M().str(e.name);
-        for (const Scope::Range& r : s.ranges)
-          if (r.prefix == prefix) fail(name.loc, "redeclaration of registers '" + std::string(prefix) + "<N>'");
-        s.ranges.push_back({prefix, e.first, e.count});
+        if (!s.ranges.insert(prefix, {e.first, e.count}))
+          fail(name.loc, "redeclaration of registers '" + std::string(prefix) + "<N>'");
         for (uint32_t k = 0; k < e.count; ++k) {
           RegInfo r;
           r.name = e.name;
@@ -757,7 +757,7 @@ class Parser {
         r.scope = s.id;
         r.decl = declIndex;
         F_->regs().push_back(r);
-        if (!s.regNames.emplace(M().str(e.name), e.first).second)
+        if (!s.regNames.insert(M().str(e.name), e.first))
           fail(name.loc, "redeclaration of register '" + std::string(name.text) + "'");
       }
       decl.regs.push_back(e);
@@ -879,25 +879,21 @@ class Parser {
 
   // ---- registers ----------------------------------------------------------------------------
   RegId lookupReg(std::string_view name) {
-    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-      auto found = it->regNames.find(name);
-      if (found != it->regNames.end()) return found->second;
-    }
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+      if (const RegId* found = it->regNames.find(name)) return *found;
     size_t digits = name.size();
     while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9') --digits;
     if (digits == name.size() || digits == 0) return kNoReg;
     std::string_view prefix = name.substr(0, digits);
     std::string_view number = name.substr(digits);
-    if (number.size() > 1 && number[0] == '0') return kNoReg;
-    uint32_t n = 0;
-    auto [p, ec] = std::from_chars(number.data(), number.data() + number.size(), n);
-    if (ec != std::errc()) return kNoReg;
+    // A range's index: decimal, no leading zero, fits in 32 bits.
+    if ((number.size() > 1 && number[0] == '0') || number.size() > 10) return kNoReg;
+    uint64_t wide = 0;
+    for (char c : number) wide = wide * 10 + static_cast<uint64_t>(c - '0');
+    if (wide > UINT32_MAX) return kNoReg;
+    uint32_t n = static_cast<uint32_t>(wide);
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
-      for (const Scope::Range& r : it->ranges)
-        if (r.prefix == prefix) {
-          if (n < r.count) return r.first + n;
-          break;
-        }
+      if (const Scope::Range* r = it->ranges.find(prefix); r && n < r->count) return r->first + n;
     return kNoReg;
   }
 
@@ -934,25 +930,28 @@ class Parser {
   // ---- instructions -------------------------------------------------------------------------
   void parseInstruction(SourceLoc loc, RegId guard, bool guardNeg) {
     Token m = expect(TokKind::Ident, "an instruction");
-    const char* begin = m.text.data();
-    // Offsets of each dotted component's end within the mnemonic.
-    InlineVec<Token, 8> dots;
-    while (at(TokKind::Dot) && !peek().spaceBefore) dots.push_back(next());
+    // The opcode is the longest table mnemonic that the name and the dotted components written
+    // onto it (no space between) begin with; its first component is m itself, so only the
+    // mnemonics that begin with m can match, and they have at most maxComps components (fewer
+    // than the lexer's lookahead).
+    unsigned maxComps = maxOpcodeComponents(m.text);
+    assert(maxComps <= Lexer::kLookahead);
+    unsigned dots = 0;  // components after m that may belong to the opcode, in the lookahead
+    while (dots + 1 < maxComps && peek(dots).kind == TokKind::Dot && !peek(dots).spaceBefore) ++dots;
     Opcode op = Opcode::Unknown;
-    unsigned used = 0;  // dotted components that belong to the opcode name
-    unsigned maxComps = maxOpcodeComponents();
-    for (unsigned k = std::min<unsigned>(dots.size(), maxComps - 1) + 1; k-- > 0;) {
-      const char* end = k == 0 ? m.text.data() + m.text.size() : dots[k - 1].text.data() + dots[k - 1].text.size();
-      if (auto found = lookupOpcode(std::string_view(begin, static_cast<size_t>(end - begin)))) {
+    for (unsigned k = maxComps ? dots + 1 : 0; k-- > 0;) {
+      std::string_view last = k == 0 ? m.text : peek(k - 1).text;
+      size_t length = static_cast<size_t>(last.data() + last.size() - m.text.data());
+      if (auto found = lookupOpcode(std::string_view(m.text.data(), length))) {
         op = *found;
-        used = k;
+        for (unsigned used = 0; used < k; ++used) next();
         break;
       }
     }
     Instruction* inst = newInst(op, loc);
     inst->setGuard(guard, guardNeg);
     if (op == Opcode::Unknown) inst->setPayload(intern(m.text));
-    for (unsigned k = used; k < dots.size(); ++k) inst->addMod(lookupMod(dots[k].text, M().strings()));
+    while (at(TokKind::Dot) && !peek().spaceBefore) inst->addMod(lookupMod(next().text, M().strings()));
 
     if (!at(TokKind::Semi)) {
       unsigned index = 0;

@@ -9,9 +9,46 @@
 namespace ptxopt {
 namespace {
 
+// The text being printed, appended to a std::string without std::string's checks and calls
+// on every append (a large module is millions of appends of a few bytes): the string grows
+// in large steps and is cut to the printed length by finish().
+class Out {
+ public:
+  explicit Out(std::string& s) : s_(s), len_(s.size()) {}
+  Out(const Out&) = delete;
+  Out& operator=(const Out&) = delete;
+
+  void operator+=(char c) {
+    if (len_ == s_.size()) grow(1);
+    s_[len_++] = c;
+  }
+  void operator+=(std::string_view v) {
+    if (v.size() > s_.size() - len_) grow(v.size());
+    std::memcpy(s_.data() + len_, v.data(), v.size());
+    len_ += v.size();
+  }
+  // A number in decimal, written in place.
+  template <typename Int>
+  void number(Int v) {
+    constexpr size_t kMaxDigits = 20;  // 18446744073709551615, -9223372036854775808
+    if (kMaxDigits > s_.size() - len_) grow(kMaxDigits);
+    len_ = static_cast<size_t>(std::to_chars(s_.data() + len_, s_.data() + s_.size(), v).ptr - s_.data());
+  }
+  size_t size() const { return len_; }
+  std::string_view from(size_t pos) const { return std::string_view(s_.data() + pos, len_ - pos); }
+  void finish() { s_.resize(len_); }
+
+ private:
+  void grow(size_t need) { s_.resize(std::max({s_.capacity(), 2 * s_.size(), len_ + need})); }
+
+  std::string& s_;
+  size_t len_;  // s_[0, len_) is printed; the rest is room
+};
+
 class Printer {
  public:
   Printer(const Module& m, std::string& out) : m_(m), out_(out), counted_(out.size()) {}
+  void finish() { out_.finish(); }
 
   void module(const PrintOptions& opts) {
     locSelf_ = !opts.locSelf.empty();
@@ -211,7 +248,8 @@ class Printer {
 
   // The 1-based number of the line being printed (counted incrementally).
   uint64_t currentLine() {
-    lines_ += static_cast<uint64_t>(std::count(out_.begin() + static_cast<std::ptrdiff_t>(counted_), out_.end(), '\n'));
+    std::string_view fresh = out_.from(counted_);
+    lines_ += static_cast<uint64_t>(std::count(fresh.begin(), fresh.end(), '\n'));
     counted_ = out_.size();
     return lines_ + 1;
   }
@@ -474,7 +512,7 @@ class Printer {
     const RegInfo& info = f_->reg(r);
     out_ += m_.str(info.name);
     if (info.ranged) num(info.index);
-    out_ += componentName(c);
+    if (c != Component::None) out_ += componentName(c);
   }
 
   void integer(int64_t value, uint8_t flags) {
@@ -489,7 +527,7 @@ class Printer {
       auto r = std::to_chars(buf, buf + sizeof buf, mag, 16);
       for (char* p = buf; p < r.ptr; ++p)
         if (*p >= 'a' && *p <= 'f') *p = static_cast<char>(*p - 'a' + 'A');
-      out_.append(buf, r.ptr);
+      out_ += std::string_view(buf, static_cast<size_t>(r.ptr - buf));
     } else {
       num(mag);
     }
@@ -526,19 +564,11 @@ class Printer {
     for (int k = digits - 1; k >= 0; --k) out_ += kHex[(v >> (4 * k)) & 0xF];
   }
 
-  void num(uint64_t v) {
-    char buf[24];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out_.append(buf, r.ptr);
-  }
-  void signedNum(int64_t v) {
-    char buf[24];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out_.append(buf, r.ptr);
-  }
+  void num(uint64_t v) { out_.number(v); }
+  void signedNum(int64_t v) { out_.number(v); }
 
   const Module& m_;
-  std::string& out_;
+  Out out_;
   const Function* f_ = nullptr;
   std::span<const DebugLoc> lastLocs_;
   std::unordered_set<uint64_t> printedLocs_;
@@ -552,6 +582,7 @@ class Printer {
 void printModule(const Module& m, std::string& out, const PrintOptions& options) {
   Printer p(m, out);
   p.module(options);
+  p.finish();
 }
 
 std::string printModule(const Module& m, const PrintOptions& options) {
@@ -565,6 +596,7 @@ std::string printFunction(const Function& f) {
   std::string out;
   Printer p(*f.parent(), out);
   p.function(f);
+  p.finish();
   return out;
 }
 
@@ -573,6 +605,7 @@ std::string printInstruction(const Function& f, const Instruction& inst) {
   Printer p(*f.parent(), out);
   p.f_ = &f;
   p.instruction(inst);
+  p.finish();
   return out;
 }
 
@@ -581,6 +614,7 @@ std::string printOperand(const Function& f, const Instruction& inst, const Opera
   Printer p(*f.parent(), out);
   p.f_ = &f;
   p.operand(inst, op);
+  p.finish();
   return out;
 }
 

@@ -20,6 +20,13 @@ bool readFile(const std::string& path, std::string& contents, std::string& error
     error = "cannot open '" + path + "': " + std::strerror(errno);
     return false;
   }
+  // A regular file is read in one piece, straight into the string; what is beyond its size
+  // then (a file that grows, a pipe, stdin) in chunks.
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    contents.resize(static_cast<size_t>(st.st_size));
+    contents.resize(std::fread(contents.data(), 1, contents.size(), f));
+  }
   char buf[1 << 16];
   size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) contents.append(buf, n);

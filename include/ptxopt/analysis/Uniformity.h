@@ -44,7 +44,7 @@ class UniformityInfo {
  public:
   // Registers that may hold lane-varying values on entry to block `b` (by block id).
   const BitVector& divergentIn(const BasicBlock* b) const { return divIn_[b->id()]; }
-  // Does the instruction write a lane-varying value?
+  // Does the instruction write a lane-varying value? (A linear search: for single questions.)
   bool isDivergentDef(const Instruction* inst) const;
   // Is the block's terminator a branch (or guarded ret/exit/trap) whose decision can differ
   // between lanes? Unconditional branches are uniform.
@@ -56,7 +56,7 @@ class UniformityInfo {
   friend UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am, UniformityLevel level);
   std::vector<BitVector> divIn_;
   std::vector<uint8_t> divBranch_;
-  std::vector<const Instruction*> divergentDefs_;  // sorted by address
+  std::vector<const Instruction*> divergentDefs_;  // block by block in RPO
   BitVector ever_;
 };
 

@@ -95,5 +95,8 @@ inline std::string_view opcodeName(Opcode op) { return opcodeInfo(op).name; }
 std::optional<Opcode> lookupOpcode(std::string_view dottedName);
 // The largest number of dotted components in any table mnemonic ("bar.warp.sync" has 3).
 unsigned maxOpcodeComponents();
+// The same among the mnemonics whose first component is `first` ("bar" -> 3, "ld" -> 1); 0
+// when no mnemonic begins with it.
+unsigned maxOpcodeComponents(std::string_view first);
 
 }  // namespace ptxopt

@@ -108,6 +108,8 @@ inline const Signature& signatureOf(Opcode op) {
 // one its operand count picks (nullptr when none does: the instruction is malformed).
 std::vector<const OperandShape*> applicableShapes(const Instruction& inst);
 const OperandShape* selectShape(const Instruction& inst);
+// The first of applicableShapes(inst), without building the list (nullptr when there is none).
+const OperandShape* firstApplicableShape(const Instruction& inst);
 
 // The spec of operand `k` of `inst` under `shape` (nullptr past the end).
 inline const OperandSpec* specAt(const OperandShape* shape, uint32_t k) {

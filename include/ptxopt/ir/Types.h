@@ -113,9 +113,31 @@ inline Mod cmpMod(CmpOp c) {
 inline Mod roundingMod(Rounding r) {
   return static_cast<Mod>(static_cast<uint32_t>(Mod::R_Rn) + static_cast<uint32_t>(r));
 }
-std::optional<ScalarType> modType(Mod m);
-std::optional<StateSpace> modSpace(Mod m);
-std::optional<CmpOp> modCmp(Mod m);
-std::optional<Rounding> modRounding(Mod m);
+namespace detail {
+// The position of `m` in the run of `count` modifiers that starts at `first`.
+template <typename E>
+std::optional<E> modInRange(Mod m, Mod first, uint32_t count) {
+  uint32_t v = static_cast<uint32_t>(m), f = static_cast<uint32_t>(first);
+  if (v - f < count) return static_cast<E>(v - f);
+  return std::nullopt;
+}
+}  // namespace detail
+
+// What a modifier says, when it is one of the types, spaces, comparisons or roundings (inline:
+// Instruction::type() and the others ask these of every modifier).
+inline std::optional<ScalarType> modType(Mod m) {
+  return detail::modInRange<ScalarType>(m, Mod::T_B8, static_cast<uint32_t>(ScalarType::NumTypes));
+}
+inline std::optional<StateSpace> modSpace(Mod m) {
+  auto s = detail::modInRange<uint32_t>(m, Mod::S_Global, static_cast<uint32_t>(StateSpace::Reg) - 1);
+  if (!s) return std::nullopt;
+  return static_cast<StateSpace>(*s + 1);
+}
+inline std::optional<CmpOp> modCmp(Mod m) {
+  return detail::modInRange<CmpOp>(m, Mod::C_Eq, static_cast<uint32_t>(CmpOp::NumCmps));
+}
+inline std::optional<Rounding> modRounding(Mod m) {
+  return detail::modInRange<Rounding>(m, Mod::R_Rn, static_cast<uint32_t>(Rounding::NumRoundings));
+}
 
 }  // namespace ptxopt

@@ -61,13 +61,13 @@ class Lexer {
     return t;
   }
   // Throws FatalDiagnostic: used for bad characters and malformed literals.
-  [[noreturn]] void fail(SourceLoc loc, const std::string& msg) const;
+  [[noreturn]] void fail(SourceLoc loc, const char* msg) const;
 
   static constexpr unsigned kLookahead = 4;
 
  private:
   void fill();
-  Token lexOne();
+  void lexOne(Token& t);  // the next token, into `t` (a slot of ring_)
   void skipSpaceAndComments(bool& sawNewline, bool& sawSpace);
   SourceLoc locAt(const char* p) const {
     return SourceLoc{line_, static_cast<uint32_t>(p - lineStart_) + 1};

@@ -45,6 +45,17 @@ class BitVector {
   void subtract(const BitVector& other) {
     for (size_t k = 0; k < words_.size(); ++k) words_[k] &= ~other.words_[k];
   }
+  // this = (from − minus) ∪ plus, a dataflow transfer in one pass over the words; returns true
+  // when this changed.
+  bool assignTransfer(const BitVector& from, const BitVector& minus, const BitVector& plus) {
+    bool changed = false;
+    for (size_t k = 0; k < words_.size(); ++k) {
+      uint64_t w = (from.words_[k] & ~minus.words_[k]) | plus.words_[k];
+      changed |= w != words_[k];
+      words_[k] = w;
+    }
+    return changed;
+  }
   bool operator==(const BitVector& o) const { return bits_ == o.bits_ && words_ == o.words_; }
   bool operator!=(const BitVector& o) const { return !(*this == o); }
 
