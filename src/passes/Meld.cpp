@@ -21,8 +21,11 @@
 // for the lanes of its side. A pair writes one register, so where the two sides' results have
 // different names, the right side's register is renamed to the left side's in the whole right
 // side: allowed when both are private temporaries (the left one written only in the left side,
-// neither read on entry to the right side nor live at J) and no other right register takes the
-// same name. Nothing convergent (barriers, warp collectives), no call, no atomic and no
+// neither live at J, the left one not read on entry to the right side) and no other right
+// register takes the same name; where the right side reads its register's value on entry, the
+// left side must not read the left name on entry, and H copies the value across (an entry
+// copy). A select whose operands nothing in the region writes is written once in H, which
+// dominates the region. Nothing convergent (barriers, warp collectives), no call, no atomic and no
 // instruction with an effect other than a plain store is melded; a region holding a convergent
 // instruction or a call is left alone, since its lanes would run it in other company.
 #include <algorithm>
@@ -342,7 +345,7 @@ class Meld : public Pass {
   // Where the right side reads `rr`'s value on entry, the left side must not read `rl`'s: H then
   // copies `rr` into `rl` (entryCopy), which the left side's lanes overwrite before they read it
   // (DARM's phi at the melded loop's entry: a binary search whose bound is a parameter on one
-  // side and computed on the other).
+  // side and computed on the other); not for an 8-bit register, which no `mov` copies.
   bool renamable(RegId rl, RegId rr) const {
     if (rl == rr) return true;
     const RegInfo &a = f_->reg(rl), &b = f_->reg(rr);
@@ -350,7 +353,7 @@ class Meld : public Pass {
     const BitVector& inR = lv_->liveIn[region_->right->id()];
     const BitVector& atJ = lv_->liveIn[region_->join->id()];
     if (inR.test(rl) || atJ.test(rl) || atJ.test(rr)) return false;
-    if (inR.test(rr) && lv_->liveIn[region_->left->id()].test(rl)) return false;
+    if (inR.test(rr) && (lv_->liveIn[region_->left->id()].test(rl) || copyType(a.type) == ScalarType::None)) return false;
     return defs_->allIn(rl, [&](const BasicBlock* x) { return region_->leftBlocks.count(x) != 0; });
   }
 
@@ -954,7 +957,7 @@ class Meld : public Pass {
     auto& hv = r.header->insts();
     hv.pop_back();
     for (auto [rl, rr] : copies) {
-      Instruction* mov = buildInstruction(f, Opcode::Mov, f.reg(rl).type, {Operand::reg(rl), Operand::reg(rr)}, br);
+      Instruction* mov = buildInstruction(f, Opcode::Mov, copyType(f.reg(rl).type), {Operand::reg(rl), Operand::reg(rr)}, br);
       mov->setParent(r.header);
       hv.push_back(mov);
     }

@@ -38,6 +38,19 @@ inline constexpr TypeFacts kTypeFacts[] = {
 constexpr unsigned typeBits(ScalarType t) {  // 1 for .pred; 0 for None
   return static_cast<size_t>(t) < std::size(detail::kTypeFacts) ? detail::kTypeFacts[static_cast<size_t>(t)].bits : 0;
 }
+// The type that copies or selects a register of type `t` whatever it holds (`mov`, `selp`):
+// .pred for a predicate, the bit type of its width otherwise; None for 8-bit registers, which
+// neither `mov` nor `selp` takes (ptxas: "Unexpected instruction types").
+constexpr ScalarType copyType(ScalarType t) {
+  switch (typeBits(t)) {
+    case 1: return ScalarType::Pred;
+    case 16: return ScalarType::B16;
+    case 32: return ScalarType::B32;
+    case 64: return ScalarType::B64;
+    case 128: return ScalarType::B128;
+    default: return ScalarType::None;
+  }
+}
 constexpr TypeClass typeClass(ScalarType t) {
   return static_cast<size_t>(t) < std::size(detail::kTypeFacts) ? detail::kTypeFacts[static_cast<size_t>(t)].cls : TypeClass::None;
 }
