@@ -82,6 +82,13 @@ std::vector<Instruction*> body(BasicBlock* b) {
   return v;
 }
 
+bool isImmediate(const Operand& o) { return o.kind == OperandKind::Imm || o.kind == OperandKind::FImm; }
+
+// A leaf that reads a register: the register itself, or an address's base register.
+bool readsRegister(const Operand& o) {
+  return o.isReg() || (o.kind == OperandKind::Address && o.addressBase() == AddressBase::Reg);
+}
+
 // A block that only jumps on (no instruction but an unguarded bra, or none, and one successor).
 bool isTrampoline(const BasicBlock* b) {
   if (b->succs().size() != 1 || b->succs()[0].kind == EdgeKind::Indexed) return false;
@@ -195,6 +202,9 @@ class Meld : public Pass {
     double hoisted = 0;  // the distinct instructions that go to H
     unsigned pairs = 0, selects = 0;  // instruction pairs; the instructions choosing operands
     unsigned entryCopies = 0;         // right registers renamed whose value on entry H copies
+    // How often the melded block of pair `p` runs for a warp that splits: as often as the more
+    // frequent of its two blocks (a melded loop runs until its last lane leaves).
+    double meldedRuns(size_t p) const { return std::max(lruns[p], rruns[p]); }
   };
 
   bool refuse(const MeldRegion& r, const std::string& counter, const std::string& why) {
@@ -322,11 +332,11 @@ class Meld : public Pass {
       for (int side = 0; side < 2; ++side)
         for (Instruction* i : body(side ? r.pairs[p].r : r.pairs[p].l)) {
           double w = weight(*i);
-          total += w * std::max(plan.lruns[p], plan.rruns[p]);
+          total += w * plan.meldedRuns(p);
           auto& e = byOpcode[static_cast<uint32_t>(i->opcode())];
           (side ? e.second : e.first) += w;
         }
-      for (const auto& [op, w] : byOpcode) common += std::min(w.first, w.second) * std::max(plan.lruns[p], plan.rruns[p]);
+      for (const auto& [op, w] : byOpcode) common += std::min(w.first, w.second) * plan.meldedRuns(p);
     }
     return common >= minSimilarity_ * std::max(1.0, total) - 1e-9;
   }
@@ -385,8 +395,7 @@ class Meld : public Pass {
   // Whether a leaf has the same value everywhere in the region: an immediate, or a register
   // neither side writes (under either name). A select of two such leaves goes to H, once.
   bool invariant(const Operand& o) const {
-    if (o.kind == OperandKind::Imm || o.kind == OperandKind::FImm) return true;
-    return (o.isReg() || (o.kind == OperandKind::Address && o.addressBase() == AddressBase::Reg)) && !written_.count(o.id);
+    return isImmediate(o) || (readsRegister(o) && !written_.count(o.id));
   }
 
   // What choosing between two leaves costs: instructions in the melded block, and instructions
@@ -446,8 +455,7 @@ class Meld : public Pass {
     if (t == ScalarType::None) return false;
     // A select of two immediates goes to H too, but ptxas puts it back: the reader becomes two
     // instructions, the second under the side's predicate (`VIADD R, R, 3; @P VIADD R, R, -3`).
-    auto immediate = [](const Operand& o) { return o.kind == OperandKind::Imm || o.kind == OperandKind::FImm; };
-    if (invariant(a) && invariant(b) && !(immediate(a) && immediate(b))) {
+    if (invariant(a) && invariant(b) && !(isImmediate(a) && isImmediate(b))) {
       ++s.hoisted;
       key("select", {int64_t(a.kind), a.isReg() ? int64_t(a.id) : a.value, int64_t(a.flags), int64_t(b.kind),
                      b.isReg() ? int64_t(renamed(b.id)) : b.value, int64_t(b.flags), int64_t(t)});
@@ -599,7 +607,7 @@ class Meld : public Pass {
       plan.steps.clear();
       for (size_t p = 0; p < r.pairs.size(); ++p) {
         const auto &lb = plan.lbody[p], &rb = plan.rbody[p];
-        const double runs = std::max(plan.lruns[p], plan.rruns[p]);
+        const double runs = plan.meldedRuns(p);
         plan.steps.push_back(
             alignSequences(lb.size(), rb.size(), [&](size_t x, size_t y) { return pairScore(*lb[x], *rb[y], n, runs); }));
       }
@@ -614,13 +622,13 @@ class Meld : public Pass {
     double branching = expectedBranchCost(ctx_->ptxas(), odds, plan.leftCost, plan.rightCost);
     if (ptxasPredicates(r, plan)) branching = std::min(branching, plan.leftCost + plan.rightCost);
     const double oneSide = std::max(plan.leftCost, plan.rightCost);
-    // A warp runs a melded block as often as the side of its lanes that runs it more.
+    // A warp runs a melded block as often as its own side's block, or, when it splits, meldedRuns.
     double melded = 1 + plan.hoisted, meldedUnsplit = melded;  // the copy of H's condition, H's selects
     for (size_t p = 0; p < r.pairs.size(); ++p) {
       const double l = plan.lruns[p], rr = plan.rruns[p];
       melded += plan.meldedBlock[p] * ((odds.taken - odds.split) * l + (odds.fall - odds.split) * rr +
-                                       odds.split * std::max(l, rr));
-      meldedUnsplit += plan.meldedBlock[p] * std::max(l, rr);
+                                       odds.split * plan.meldedRuns(p));
+      meldedUnsplit += plan.meldedBlock[p] * plan.meldedRuns(p);
     }
     char text[240];
     std::snprintf(text, sizeof text,
@@ -789,7 +797,7 @@ class Meld : public Pass {
           Selects sel = *pairSelects(a, *plan.rbody[p][s.right], Naming::Decided, &keys);
           hoisted.insert(keys.begin(), keys.end());
           melded += weight(a) + sel.body;
-          plan.matched += weight(a) * std::max(lr, rr);
+          plan.matched += weight(a) * plan.meldedRuns(p);
           plan.selects += unsigned(sel.body);
           ++plan.pairs;
         } else {
@@ -799,7 +807,7 @@ class Meld : public Pass {
           melded += weight(i) + (i.numDefOperands() ? kGuardedWriteCost : 0);
         }
       }
-      plan.total += std::max(lr, rr) * (left + right);
+      plan.total += plan.meldedRuns(p) * (left + right);
       // The branches: one each side, one melded (a condition select where they differ).
       const auto& pr = r.pairs[p];
       if (conditionalBranch(*pr.l)) {
@@ -997,9 +1005,8 @@ class Meld : public Pass {
   // Whether a leaf has one value in the whole region at the rewrite: an immediate, a register
   // that H's selects write, or one neither side nor a melded block's select writes.
   bool invariantNow(const Operand& o) const {
-    if (o.kind == OperandKind::Imm || o.kind == OperandKind::FImm) return true;
-    if (!o.isReg() && !(o.kind == OperandKind::Address && o.addressBase() == AddressBase::Reg)) return false;
-    return hoistedDefs_.count(o.id) || (!written_.count(o.id) && !bodyDefs_.count(o.id));
+    if (readsRegister(o) && hoistedDefs_.count(o.id)) return true;
+    return invariant(o) && !(readsRegister(o) && bodyDefs_.count(o.id));
   }
 
   // An instruction choosing operands: to H when everything it reads is invariant (H dominates
