@@ -340,10 +340,10 @@ void Gen::genMeldPair(const Ctx& c, unsigned budget) {
   // In half the pairs the arm (the side the branch falls into) computes in a register defined
   // just before the branch where its copy computes in a new one: the first write, in the arm's
   // first block, of a new 32-bit register by a plain operation whose first source exists before
-  // the branch (and is not written before it in the arm) becomes `mov.b32 E, source` before the branch and `op E, E, ...`
-  // in the arm, every later use of the new register reading E. The values are the arm's own
-  // (no uniformity or trip count changes); `meld` renames E to the copy's name, whose value on
-  // entry the arm reads: an entry copy in the branch's block.
+  // the branch (and is not touched before it in the arm) becomes `mov.b32 E, source` before the
+  // branch and `op E, E, ...` in the arm, every later use of the new register reading E. The
+  // values are the arm's own (no uniformity or trip count changes); `meld` renames E to the
+  // copy's name, whose value on entry the arm reads: an entry copy in the branch's block.
   if (rng.chance(50)) {
     static const std::regex kFirstWrite(
         R"(^(\t(?:add|sub|xor|and|or|min|max|mul\.lo)\.[sub]32)\s+(%r(\d+)), (%r(\d+)|-?\d+), (.*);$)");

@@ -511,14 +511,19 @@ class Meld : public Pass {
       }
       return selects;
     };
-    std::optional<Selects> straight = selectsFor(false, nullptr);
+    std::vector<std::string> straightKeys, crossedKeys;
+    std::optional<Selects> best = selectsFor(false, hoistedKeys ? &straightKeys : nullptr);
+    std::vector<std::string>* chosenKeys = &straightKeys;
     if (info.is(OpFlag::Commutative) && a.numOperands() == defs + 2 && !a.operand(defs).isComposite() &&
-        !a.operand(defs + 1).isComposite() && (!straight || straight->body + straight->hoisted > 0)) {
-      std::optional<Selects> crossed = selectsFor(true, nullptr);
-      if (crossed && (!straight || crossed->body + crossed->hoisted < straight->body + straight->hoisted))
-        return hoistedKeys ? selectsFor(true, hoistedKeys) : crossed;
+        !a.operand(defs + 1).isComposite() && (!best || best->body + best->hoisted > 0)) {
+      std::optional<Selects> crossed = selectsFor(true, hoistedKeys ? &crossedKeys : nullptr);
+      if (crossed && (!best || crossed->body + crossed->hoisted < best->body + best->hoisted)) {
+        best = crossed;
+        chosenKeys = &crossedKeys;
+      }
     }
-    return hoistedKeys && straight ? selectsFor(false, hoistedKeys) : straight;
+    if (hoistedKeys && best) hoistedKeys->insert(hoistedKeys->end(), chosenKeys->begin(), chosenKeys->end());
+    return best;
   }
 
   // A pair's worth: what the two instructions cost lone (cost(): each its weight, and one more

@@ -38,9 +38,9 @@ inline constexpr TypeFacts kTypeFacts[] = {
 constexpr unsigned typeBits(ScalarType t) {  // 1 for .pred; 0 for None
   return static_cast<size_t>(t) < std::size(detail::kTypeFacts) ? detail::kTypeFacts[static_cast<size_t>(t)].bits : 0;
 }
-// The type that copies or selects a register of type `t` whatever it holds (`mov`, `selp`):
-// .pred for a predicate, the bit type of its width otherwise; None for 8-bit registers, which
-// neither `mov` nor `selp` takes (ptxas: "Unexpected instruction types").
+// The type that copies a register of type `t` whatever it holds (`mov`): .pred for a
+// predicate, the bit type of its width otherwise; None for 8-bit registers, which no `mov`
+// takes (ptxas: "Unexpected instruction types").
 constexpr ScalarType copyType(ScalarType t) {
   switch (typeBits(t)) {
     case 1: return ScalarType::Pred;
