@@ -75,17 +75,28 @@ Liveness LivenessAnalysis::run(const Function& f, FunctionAnalysisManager& am) {
   lv.liveOut.assign(nb, BitVector(numRegs));
   std::vector<BitVector> use(nb, BitVector(numRegs)), def(nb, BitVector(numRegs));
   for (const BasicBlock* b : f.blocks()) useAndDef(*b, use[b->id()], def[b->id()]);
-  // Backward dataflow to a fixed point; visiting in post-order (reverse RPO) converges in a
-  // few rounds. Unreachable blocks follow, in layout order.
+  // Backward dataflow to a fixed point, visiting in post-order (reverse RPO), unreachable blocks
+  // after in layout order. After the first round only the blocks whose successor's live-in set
+  // grew are visited again (before, every round visited every block, and the last one changed
+  // nothing: on thrust_sort a quarter of ptxopt -O2's time went to liveness).
   std::vector<const BasicBlock*> order(cfg.rpo.rbegin(), cfg.rpo.rend());
   order.insert(order.end(), cfg.unreachable.rbegin(), cfg.unreachable.rend());
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (const BasicBlock* b : order) {
+  std::vector<uint32_t> position(nb, 0);
+  for (uint32_t k = 0; k < order.size(); ++k) position[order[k]->id()] = k;
+  std::vector<uint8_t> dirty(nb, 1);
+  for (bool again = true; again;) {
+    again = false;
+    for (uint32_t k = 0; k < order.size(); ++k) {
+      const BasicBlock* b = order[k];
+      if (!dirty[b->id()]) continue;
+      dirty[b->id()] = 0;
       BitVector& out = lv.liveOut[b->id()];
       for (const Edge& e : b->succs()) out.unite(lv.liveIn[e.to->id()]);
-      changed |= lv.liveIn[b->id()].assignTransfer(out, def[b->id()], use[b->id()]);
+      if (!lv.liveIn[b->id()].assignTransfer(out, def[b->id()], use[b->id()])) continue;
+      for (const BasicBlock* p : b->preds()) {
+        dirty[p->id()] = 1;
+        again |= position[p->id()] <= k;  // visited already in this round
+      }
     }
   }
   return lv;

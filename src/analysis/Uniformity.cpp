@@ -1,6 +1,7 @@
 #include "ptxopt/analysis/Uniformity.h"
 
 #include <algorithm>
+#include <array>
 #include <unordered_set>
 
 #include "ptxopt/analysis/CfgInfo.h"
@@ -105,7 +106,9 @@ UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am,
   u.divIn_.assign(nb, BitVector(nregs));
   u.divBranch_.assign(nb, 0);
   u.ever_ = BitVector(nregs);
-  std::vector<BitVector> divOut(nb, BitVector(nregs)), joinDiv(nb, BitVector(nregs));
+  // Each block's divergent registers on exit, and those its joins make divergent on entry (by
+  // block id; one allocation each rather than one per block).
+  BitRows divOut(nb, nregs), joinDiv(nb, nregs);
   // The divergent definitions each block's latest walk found (by RPO number). A block's entry
   // set changes only when the block is walked, so its latest walk is the one from the final
   // set: these are the divergent definitions, without another walk at the end.
@@ -170,166 +173,159 @@ UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am,
     return branchDivergent;
   };
 
-  // Registers each block writes.
-  std::vector<BitVector> blockDefs(n, BitVector(nregs));
+  // Registers each block writes (by RPO number).
+  BitRows blockDefs(n, nregs);
   for (uint32_t k = 0; k < n; ++k)
     for (const Instruction* i : cfg.rpo[k]->insts())
-      if (!i->info().isPseudo()) i->forEachDefReg([&](RegId r) { blockDefs[k].set(r); });
+      if (!i->info().isPseudo()) i->forEachDefReg([&](RegId r) { blockDefs.set(k, r); });
 
   // The region of a post-dominator P: the blocks reachable from the successors of divergent
   // branches whose immediate post-dominator is P, without passing P. For each block, the
   // registers written on some path from it to P (by strongly connected component, so the work
-  // is shared by every branch with the same P: a chain of early exits costs linear time).
+  // is shared by every branch with the same P: a chain of early exits costs linear time). What
+  // a block reaches does not depend on the other starts, so a region only grows: the search
+  // goes on from each new start, over the blocks not seen yet.
   struct Region {
-    std::vector<uint32_t> starts;
+    SparseSccState state;
     std::unordered_map<uint32_t, uint32_t> sccOf;
-    std::vector<BitVector> sccDefs;
+    BitRows sccDefs;
   };
   std::unordered_map<uint32_t, Region> regions;
-  auto buildRegion = [&](uint32_t post, Region& R) {
-    R.sccOf.clear();
-    R.sccDefs.clear();
-    SparseSccState state;
+  // The registers written on some path from `start` (not P) to P.
+  auto regionDefs = [&](uint32_t post, uint32_t start) -> const uint64_t* {
+    auto [it, fresh] = regions.try_emplace(post);
+    Region& R = it->second;
+    if (fresh) R.sccDefs = BitRows(0, nregs);
     auto successors = [&](uint32_t v) {
       std::vector<uint32_t> out;
       for (uint32_t w : cfg.succ[v])
         if (w != post) out.push_back(w);
       return out;
     };
-    std::vector<uint32_t> starts;
-    for (uint32_t s0 : R.starts)
-      if (s0 != post) starts.push_back(s0);
-    forEachScc(state, starts, successors, [&](const std::vector<uint32_t>& members) {
-      uint32_t id = static_cast<uint32_t>(R.sccDefs.size());
-      R.sccDefs.emplace_back(nregs);
+    forEachScc(R.state, std::array<uint32_t, 1>{start}, successors, [&](const std::vector<uint32_t>& members) {
+      uint32_t id = static_cast<uint32_t>(R.sccDefs.add());
       for (uint32_t m : members) R.sccOf[m] = id;
       // Successor components are complete already (Tarjan finishes sinks first).
       for (uint32_t m : members) {
-        R.sccDefs[id].unite(blockDefs[m]);
+        R.sccDefs.unite(id, blockDefs.row(m));
         for (uint32_t y : cfg.succ[m]) {
           if (y == post) continue;
           uint32_t sy = R.sccOf[y];
-          if (sy != id) R.sccDefs[id].unite(R.sccDefs[sy]);
+          if (sy != id) R.sccDefs.unite(id, R.sccDefs.row(sy));
         }
       }
     });
+    return R.sccDefs.row(R.sccOf.at(start));
   };
   const LoopInfo& loops = am.get<LoopAnalysis>();
-  std::vector<BitVector> loopDefs(loops.loops.size());
+  BitRows loopDefs(loops.loops.size(), nregs);
   std::vector<uint8_t> loopDefsDone(loops.loops.size(), 0);
-  std::vector<uint8_t> branchSeen(nb, 0);
   std::vector<uint32_t> label(n), visitStamp(n, 0), seenStamp(n, 0), work;
   uint32_t stamp = 0, seen = 0;
   // Blocks (RPO numbers) whose entry may have grown since they were last walked.
   std::vector<uint8_t> dirty(n, 1);
-  BitVector cur(nregs);
-  for (;;) {
-    // Forward dataflow to a fixed point in RPO, walking only the blocks whose entry grew; a
-    // back edge that changes asks for another round.
-    for (bool again = true; again;) {
-      again = false;
-      for (uint32_t k = 0; k < n; ++k) {
-        if (!dirty[k]) continue;
-        dirty[k] = 0;
-        const BasicBlock* b = cfg.rpo[k];
-        BitVector& in = u.divIn_[b->id()];
-        in.unite(joinDiv[b->id()]);
-        for (uint32_t p : cfg.pred[k]) in.unite(divOut[cfg.rpo[p]->id()]);
-        cur = in;
-        u.divBranch_[b->id()] = transfer(k, cur);
-        if (cur != divOut[b->id()]) {
-          std::swap(divOut[b->id()], cur);  // (cur is set afresh before its next use)
-          for (uint32_t s : cfg.succ[k]) {
-            dirty[s] = 1;
-            again |= s <= k;
-          }
-        }
+
+  // Sync dependence of the branch ending block k (an RPO number), divergent now: what the ways
+  // from it write before they meet is divergent where they meet. Marks the joins whose entry
+  // grew; returns whether one of them is at or before k (another sweep is needed).
+  auto syncDependence = [&](uint32_t k) {
+    bool back = false;
+    auto grow = [&](uint32_t j, const uint64_t* defs) {
+      if (joinDiv.unite(cfg.rpo[j]->id(), defs)) {
+        dirty[j] = 1;
+        back |= j <= k;
       }
-    }
-    // Sync dependence of the branches that became divergent.
-    std::vector<uint32_t> fresh;
-    for (uint32_t k = 0; k < n; ++k) {
-      const BasicBlock* b = cfg.rpo[k];
-      if (!u.divBranch_[b->id()] || branchSeen[b->id()] || cfg.succ[k].size() < 2) continue;
-      branchSeen[b->id()] = 1;
-      fresh.push_back(k);
-      regions[pdt.ipdom(k)].starts.insert(regions[pdt.ipdom(k)].starts.end(), cfg.succ[k].begin(), cfg.succ[k].end());
-    }
-    if (fresh.empty()) break;
-    std::unordered_set<uint32_t> rebuilt;
-    bool grew = false;
-    for (uint32_t k : fresh) {
-      uint32_t post = pdt.ipdom(k);
-      std::vector<uint32_t> others;  // successors other than the post-dominator
-      for (uint32_t s : cfg.succ[k])
-        if (s != post) others.push_back(s);
-      BitVector defs(nregs);
-      std::vector<uint32_t> joins;
-      if (others.size() <= 1) {
-        // One way leads straight to the post-dominator (a triangle, an early exit, a loop's
-        // exit test): the post-dominator is the only join, and what the other way writes
-        // before reaching it is shared by every branch with the same post-dominator.
-        if (!others.empty()) {
-          Region& R = regions[post];
-          if (rebuilt.insert(post).second) buildRegion(post, R);
-          defs.unite(R.sccDefs[R.sccOf[others[0]]]);
-        }
-        if (post < n) joins.push_back(post);
-      } else {
-        // Several ways: follow each from its successor up to the post-dominator (and not
-        // through the branch again); blocks two ways reach are joins.
-        ++stamp;
-        std::vector<uint32_t> visitedList;
-        for (uint32_t si = 0; si < others.size(); ++si) {
-          work.assign(1, others[si]);
-          ++seen;
-          seenStamp[others[si]] = seen;
-          while (!work.empty()) {
-            uint32_t x = work.back();
-            work.pop_back();
-            if (visitStamp[x] != stamp) {
-              visitStamp[x] = stamp;
-              label[x] = si;
-              visitedList.push_back(x);
-            } else if (label[x] != si && label[x] != UINT32_MAX) {
-              label[x] = UINT32_MAX;
-              joins.push_back(x);
+    };
+    uint32_t post = pdt.ipdom(k);
+    std::vector<uint32_t> others;  // successors other than the post-dominator
+    for (uint32_t s : cfg.succ[k])
+      if (s != post) others.push_back(s);
+    BitVector defs(nregs);
+    std::vector<uint32_t> joins;
+    if (others.size() <= 1) {
+      // One way leads straight to the post-dominator (a triangle, an early exit, a loop's
+      // exit test): the post-dominator is the only join, and what the other way writes
+      // before reaching it is shared by every branch with the same post-dominator.
+      if (!others.empty()) defs.unite(regionDefs(post, others[0]));
+      if (post < n) joins.push_back(post);
+    } else {
+      // Several ways: follow each from its successor up to the post-dominator (and not
+      // through the branch again); blocks two ways reach are joins.
+      ++stamp;
+      std::vector<uint32_t> visitedList;
+      for (uint32_t si = 0; si < others.size(); ++si) {
+        work.assign(1, others[si]);
+        ++seen;
+        seenStamp[others[si]] = seen;
+        while (!work.empty()) {
+          uint32_t x = work.back();
+          work.pop_back();
+          if (visitStamp[x] != stamp) {
+            visitStamp[x] = stamp;
+            label[x] = si;
+            visitedList.push_back(x);
+          } else if (label[x] != si && label[x] != UINT32_MAX) {
+            label[x] = UINT32_MAX;
+            joins.push_back(x);
+          }
+          if (x == post || x == k) continue;
+          for (uint32_t y : cfg.succ[x])
+            if (seenStamp[y] != seen) {
+              seenStamp[y] = seen;
+              work.push_back(y);
             }
-            if (x == post || x == k) continue;
-            for (uint32_t y : cfg.succ[x])
-              if (seenStamp[y] != seen) {
-                seenStamp[y] = seen;
-                work.push_back(y);
-              }
-          }
         }
-        for (uint32_t x : visitedList)
-          if (x != post) defs.unite(blockDefs[x]);
-        if (post < n && std::find(joins.begin(), joins.end(), post) == joins.end()) joins.push_back(post);
       }
-      for (uint32_t j : joins)
-        if (joinDiv[cfg.rpo[j]->id()].unite(defs)) {
-          dirty[j] = 1;
-          grew = true;
+      for (uint32_t x : visitedList)
+        if (x != post) defs.unite(blockDefs.row(x));
+      if (post < n && std::find(joins.begin(), joins.end(), post) == joins.end()) joins.push_back(post);
+    }
+    for (uint32_t j : joins) grow(j, defs.data());
+    // Temporal divergence: lanes that do not reconverge inside a loop leave it in different
+    // iterations; whatever the loop writes is divergent where they arrive.
+    for (int32_t l = loops.innermost[k]; l >= 0; l = loops.loops[static_cast<uint32_t>(l)].parent) {
+      const Loop& L = loops.loops[static_cast<uint32_t>(l)];
+      if (post < n && std::binary_search(L.blocks.begin(), L.blocks.end(), post)) break;
+      if (!loopDefsDone[static_cast<uint32_t>(l)]) {
+        for (uint32_t m : L.blocks) loopDefs.unite(static_cast<uint32_t>(l), blockDefs.row(m));
+        loopDefsDone[static_cast<uint32_t>(l)] = 1;
+      }
+      for (const auto& [from, to] : L.exits) grow(to, loopDefs.row(static_cast<uint32_t>(l)));
+    }
+    return back;
+  };
+
+  // Forward dataflow to a fixed point in RPO, walking only the blocks whose entry grew. A branch
+  // found divergent has its sync dependence carried out at once, so that the joins after it
+  // (most of them) are walked once, with it; a change that reaches back (a back edge, a join
+  // before the branch) asks for another sweep. The sets only grow: the fixed point is the least
+  // one whatever the order (before, all of a sweep's divergent branches were carried out after
+  // it, and the second sweep walked most blocks again).
+  std::vector<uint8_t> branchSeen(nb, 0);
+  BitVector cur(nregs);
+  for (bool again = true; again;) {
+    again = false;
+    for (uint32_t k = 0; k < n; ++k) {
+      if (!dirty[k]) continue;
+      dirty[k] = 0;
+      const BasicBlock* b = cfg.rpo[k];
+      BitVector& in = u.divIn_[b->id()];
+      in.unite(joinDiv.row(b->id()));
+      for (uint32_t p : cfg.pred[k]) in.unite(divOut.row(cfg.rpo[p]->id()));
+      cur = in;
+      u.divBranch_[b->id()] = transfer(k, cur);
+      if (!cur.equals(divOut.row(b->id()))) {
+        cur.copyTo(divOut.row(b->id()));
+        for (uint32_t s : cfg.succ[k]) {
+          dirty[s] = 1;
+          again |= s <= k;
         }
-      // Temporal divergence: lanes that do not reconverge inside a loop leave it in different
-      // iterations; whatever the loop writes is divergent where they arrive.
-      for (int32_t l = loops.innermost[k]; l >= 0; l = loops.loops[static_cast<uint32_t>(l)].parent) {
-        const Loop& L = loops.loops[static_cast<uint32_t>(l)];
-        if (post < n && std::binary_search(L.blocks.begin(), L.blocks.end(), post)) break;
-        if (!loopDefsDone[static_cast<uint32_t>(l)]) {
-          loopDefs[static_cast<uint32_t>(l)] = BitVector(nregs);
-          for (uint32_t m : L.blocks) loopDefs[static_cast<uint32_t>(l)].unite(blockDefs[m]);
-          loopDefsDone[static_cast<uint32_t>(l)] = 1;
-        }
-        for (const auto& [from, to] : L.exits)
-          if (joinDiv[cfg.rpo[to]->id()].unite(loopDefs[static_cast<uint32_t>(l)])) {
-            dirty[to] = 1;
-            grew = true;
-          }
+      }
+      if (u.divBranch_[b->id()] && !branchSeen[b->id()] && cfg.succ[k].size() >= 2) {
+        branchSeen[b->id()] = 1;
+        again |= syncDependence(k);
       }
     }
-    if (!grew) break;
   }
   // Everything ever divergent: on entry to a block, or written divergently.
   for (uint32_t k = 0; k < n; ++k) {

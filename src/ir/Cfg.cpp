@@ -1,5 +1,6 @@
 #include "ptxopt/ir/Cfg.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "ptxopt/ir/Module.h"
@@ -111,6 +112,37 @@ void buildCfg(Function& f) {
     BasicBlock* b = f.blocks()[i];
     appendSuccessors(f, i, tables, b->succs());
     for (const Edge& e : b->succs()) e.to->preds().push_back(b);
+  }
+}
+
+void updateAfterCollapse(Function& f, BasicBlock* b, const std::vector<BasicBlock*>& gone) {
+  const auto& blocks = f.blocks();
+  std::vector<uint32_t> position(f.blockIdBound(), UINT32_MAX);
+  for (uint32_t k = 0; k < blocks.size(); ++k) position[blocks[k]->id()] = k;
+  // The blocks whose predecessors change: those b and the gone blocks led to, and those b leads to now.
+  std::vector<BasicBlock*> affected;
+  auto note = [&](const std::vector<Edge>& edges) {
+    for (const Edge& e : edges)
+      if (std::find(affected.begin(), affected.end(), e.to) == affected.end()) affected.push_back(e.to);
+  };
+  note(b->succs());
+  for (BasicBlock* g : gone) note(g->succs());
+  b->succs().clear();
+  appendSuccessors(f, position[b->id()], BranchTargetTables(), b->succs());
+  note(b->succs());
+  for (BasicBlock* s : affected) {
+    if (position[s->id()] == UINT32_MAX) continue;  // gone itself
+    auto& preds = s->preds();
+    std::erase_if(preds, [&](BasicBlock* p) { return p == b || position[p->id()] == UINT32_MAX; });
+    size_t edges = 0;
+    for (const Edge& e : b->succs()) edges += e.to == s;
+    if (!edges) continue;
+    auto at = std::find_if(preds.begin(), preds.end(), [&](BasicBlock* p) { return position[p->id()] > position[b->id()]; });
+    preds.insert(at, edges, b);
+  }
+  for (BasicBlock* g : gone) {
+    g->succs().clear();
+    g->preds().clear();
   }
 }
 

@@ -1,7 +1,9 @@
 #include "ptxopt/ir/Function.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <optional>
 #include <unordered_set>
 
 #include "ptxopt/ir/Module.h"
@@ -61,31 +63,66 @@ Instruction* Function::cloneInstruction(const Instruction& inst) {
   return copy;
 }
 
-void Function::updateTakenNames() const {
+namespace {
+
+// Whether `name` is `prefix` followed by the decimal spelling of a number (no sign, no leading
+// zero: what std::to_string writes), and that number.
+std::optional<uint32_t> numberAfter(std::string_view prefix, std::string_view name) {
+  if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) return std::nullopt;
+  std::string_view digits = name.substr(prefix.size());
+  if (digits.size() > 1 && digits[0] == '0') return std::nullopt;
+  uint32_t n = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+  return n;
+}
+
+// Whether a name that begins with `start` may begin with `prefix` (one is a prefix of the other).
+bool mayShare(std::string_view start, std::string_view prefix) {
+  size_t k = std::min(start.size(), prefix.size());
+  return start.substr(0, k) == prefix.substr(0, k);
+}
+
+}  // namespace
+
+void Function::updateTakenNumbers(std::string_view prefix, TakenNumbers& t) const {
   const Module& m = *parent_;
-  TakenNames& t = taken_;
-  // The tables only grow while passes run; should one have shrunk, gather everything again.
-  if (t.built && (regs_.size() < t.regs || labels_.size() < t.labels || decls_.size() < t.decls ||
-                  m.globals().size() < t.globals))
-    t = TakenNames{};
-  for (; t.regs < regs_.size(); ++t.regs) t.names.insert(regName(static_cast<RegId>(t.regs)));
-  for (; t.labels < labels_.size(); ++t.labels) t.names.insert(std::string(m.str(labels_[t.labels].name)));
+  auto note = [&](std::string_view name) {
+    if (std::optional<uint32_t> n = numberAfter(prefix, name)) t.numbers.insert(*n);
+  };
+  for (; t.regs < regs_.size(); ++t.regs) {
+    const RegInfo& r = regs_[t.regs];
+    std::string_view start = m.str(r.name);
+    if (!mayShare(start, prefix)) continue;
+    if (r.ranged) note(regName(static_cast<RegId>(t.regs)));
+    else note(start);
+  }
+  for (; t.labels < labels_.size(); ++t.labels) note(m.str(labels_[t.labels].name));
   for (; t.decls < decls_.size(); ++t.decls)
-    if (decls_[t.decls].kind == Decl::Kind::Var) t.names.insert(std::string(m.str(decls_[t.decls].var.name)));
-  for (; t.globals < m.globals().size(); ++t.globals) t.names.insert(std::string(m.str(m.globals()[t.globals].name)));
-  if (!t.built) {
+    if (decls_[t.decls].kind == Decl::Kind::Var) note(m.str(decls_[t.decls].var.name));
+  for (; t.globals < m.globals().size(); ++t.globals) note(m.str(m.globals()[t.globals].name));
+  for (; t.handedOut < taken_.handedOut.size(); ++t.handedOut) note(taken_.handedOut[t.handedOut]);
+  if (!t.tables) {
     // Names of .branchtargets, .calltargets and .callprototype statements (later ones come
     // from freshName).
     for (const BasicBlock* b : blocks_)
       for (const Instruction* i : b->insts())
         if (i->is(Opcode::BranchTargets) || i->is(Opcode::CallTargets) || i->is(Opcode::CallPrototype))
-          t.names.insert(std::string(m.str(i->payload())));
-    t.built = true;
+          note(m.str(i->payload()));
+    t.tables = true;
   }
 }
 
 std::string Function::freshName(std::string_view prefix) const {
-  updateTakenNames();
+  // The tables only grow while passes run; should one have shrunk, gather everything again.
+  for (const auto& [p, t] : taken_.byPrefix)
+    if (regs_.size() < t.regs || labels_.size() < t.labels || decls_.size() < t.decls ||
+        parent_->globals().size() < t.globals) {
+      taken_ = TakenNames{};
+      break;
+    }
+  TakenNumbers& t = taken_.byPrefix[std::string(prefix)];
+  updateTakenNumbers(prefix, t);
   // Names PTX gives special registers (%pm0, %envreg3, %smid) are not handed out: ptxas 13.0
   // and the front end both accept a declaration that shadows one, but output that reads like a
   // performance counter is a trap for the next reader and for older tools.
@@ -99,12 +136,13 @@ std::string Function::freshName(std::string_view prefix) const {
     auto [end, ec] = std::from_chars(name.data() + k + 1, name.data() + name.size(), number);
     return ec != std::errc() || number <= kMaxSpecialRegNumber;
   };
-  uint32_t& next = taken_.next[std::string(prefix)];
-  for (uint32_t n = next;; ++n) {
+  for (uint32_t n = t.next;; ++n) {
+    if (t.numbers.count(n)) continue;
     std::string name = std::string(prefix) + std::to_string(n);
-    if (taken_.names.count(name) || special(name)) continue;
-    next = n + 1;
-    taken_.names.insert(name);
+    if (special(name)) continue;
+    t.next = n + 1;
+    t.numbers.insert(n);
+    taken_.handedOut.push_back(name);
     return name;
   }
 }

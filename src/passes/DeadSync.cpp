@@ -92,7 +92,7 @@ class DeadSync : public Pass {
     bool changed = false, firstRound = true;
     uint64_t removed = 0, removedPrivate = 0;
     for (;;) {
-      Verdicts v = analyse(f, am, k, ctx.callSummaries());
+      Verdicts v = analyse(f, am, k, ctx.callSummaries(), ctx.wantsRemarks());
       if (firstRound) {
         ctx.count("barriers-seen", v.seen);
         firstRound = false;
@@ -104,10 +104,11 @@ class DeadSync : public Pass {
       }
       BasicBlock* b = v.removable->block;
       Instruction* bar = b->insts()[v.removable->index];
-      ctx.remark(b, "remove", "'" + oneLine(printInstruction(f, *bar)) + "' (line " + std::to_string(bar->loc().line) +
-                                  ") orders no hazard: above " + syncAccessesText(v.above) + "; below " +
-                                  syncAccessesText(v.below),
-                 {{"line", double(bar->loc().line)}});
+      if (ctx.wantsRemarks())
+        ctx.remark(b, "remove", "'" + oneLine(printInstruction(f, *bar)) + "' (line " + std::to_string(bar->loc().line) +
+                                    ") orders no hazard: above " + syncAccessesText(v.above) + "; below " +
+                                    syncAccessesText(v.below),
+                   {{"line", double(bar->loc().line)}});
       b->insts().erase(b->insts().begin() + static_cast<std::ptrdiff_t>(v.removable->index));
       ++removed;
       if (v.byPrivateSlots) ++removedPrivate;
@@ -131,7 +132,9 @@ class DeadSync : public Pass {
     std::vector<std::pair<const BasicBlock*, std::string>> keptRemarks;
   };
 
-  static Verdicts analyse(Function& f, FunctionAnalysisManager& am, const KnobValues& k, const CallSummaries* calls) {
+  // `remarks`: spell out why each barrier stays (printing the barrier was a tenth of the pass).
+  static Verdicts analyse(Function& f, FunctionAnalysisManager& am, const KnobValues& k, const CallSummaries* calls,
+                          bool remarks) {
     Verdicts v;
     const CfgInfo& cfg = am.get<CfgAnalysis>();
     const MemorySpaceInfo& mem = am.get<MemorySpaceAnalysis>();
@@ -163,9 +166,9 @@ class DeadSync : public Pass {
       if (!divergent) divergent = divergentlyReachedBlocks(am, UniformityLevel::Cta);
       return (*divergent)[x] != 0;
     };
-    auto keep = [&](const BasicBlock* b, const std::string& reason, std::string detail) {
+    auto keep = [&](const BasicBlock* b, const std::string& reason, const auto& detail) {
       ++v.kept[reason];
-      v.keptRemarks.emplace_back(b, std::move(detail));
+      if (remarks) v.keptRemarks.emplace_back(b, detail());
     };
     for (uint32_t x = 0; x < cfg.size(); ++x) {
       BasicBlock* b = const_cast<BasicBlock*>(cfg.rpo[x]);
@@ -178,24 +181,26 @@ class DeadSync : public Pass {
         const Instruction& i = *b->insts()[j];
         if (!i.info().is(OpFlag::CtaBarrier)) return;
         ++v.seen;
-        std::string what = "'" + oneLine(printInstruction(f, i)) + "' (line " + std::to_string(i.loc().line) + ")";
+        auto what = [&] { return "'" + oneLine(printInstruction(f, i)) + "' (line " + std::to_string(i.loc().line) + ")"; };
         if (i.has(Mod::Red)) {
-          keep(b, "reduction", what + " returns data (bar.red)");
+          keep(b, "reduction", [&] { return what() + " returns data (bar.red)"; });
         } else if (i.has(Mod::Arrive)) {
-          keep(b, "arrive", what + " is an arrival, not a wait");
+          keep(b, "arrive", [&] { return what() + " is an arrival, not a wait"; });
         } else if (i.hasGuard()) {
-          keep(b, "guarded", what + " is guarded");
+          keep(b, "guarded", [&] { return what() + " is guarded"; });
         } else if (!isFullCtaBarrier(i)) {
-          keep(b, "thread-count", what + " names a thread count");
+          keep(b, "thread-count", [&] { return what() + " names a thread count"; });
         } else if (!(i.operand(i.numDefOperands()).isImm() && i.operand(i.numDefOperands()).value == 0)) {
-          keep(b, "named", what + " is a named barrier (an id other than 0)");
+          keep(b, "named", [&] { return what() + " is a named barrier (an id other than 0)"; });
         } else if (!self.uniformEntry) {
-          keep(b, "entry", what + " is in a function that only some of the CTA's threads may enter together");
+          keep(b, "entry", [&] { return what() + " is in a function that only some of the CTA's threads may enter together"; });
         } else if (MemEffects h = syncHazard(above, below)) {
-          keep(b, "hazard", what + " orders " + memEffectsText(h) + " (above: " + syncAccessesText(above) +
-                                "; below: " + syncAccessesText(below) + ")");
+          keep(b, "hazard", [&] {
+            return what() + " orders " + memEffectsText(h) + " (above: " + syncAccessesText(above) +
+                   "; below: " + syncAccessesText(below) + ")";
+          });
         } else if (reachedDivergently(x)) {
-          keep(b, "divergent", what + " is reached under a branch that may split the CTA");
+          keep(b, "divergent", [&] { return what() + " is reached under a branch that may split the CTA"; });
         } else if (!v.removable) {
           v.removable = Candidate{b, j};
           v.above = above;

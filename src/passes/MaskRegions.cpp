@@ -75,9 +75,12 @@ class MaskRegions : public Pass {
     // already converted, on the analyses computed before the walk: a conversion replaces a
     // single-entry, single-exit piece by straight-line code with the same per-lane effects, so
     // the facts outside it (dominance, post-dominance, uniformity, what each lane reads) stay
-    // true. The next walk sees the new CFG; each conversion removes a conditional branch.
+    // true. The next walk sees the new CFG; each conversion removes a conditional branch. Only
+    // a region that overlapped a converted one is weighed anew (the others were converted or
+    // refused for good), so without one there is no next walk.
     for (bool again = true; again;) {
       again = false;
+      bool converted = false, deferred = false;
       const CfgInfo& cfg = am.get<CfgAnalysis>();
       const DominatorTree& dom = am.get<DominatorAnalysis>();
       const PostDominatorTree& pdt = am.get<PostDominatorAnalysis>();
@@ -88,7 +91,8 @@ class MaskRegions : public Pass {
       uni_ = &uni;
       pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
       touched_.clear();
-      PlanInputs inputs{f, cfg, dom, pdt, uni, lv, defSites, pinned_, touched_, speculate_, syncVotes_, bosccMin_};
+      const std::vector<size_t> layout = layoutByRpo(f, cfg);
+      PlanInputs inputs{f, cfg, dom, pdt, uni, lv, defSites, pinned_, touched_, layout, speculate_, syncVotes_, bosccMin_};
       for (uint32_t e = 0; e < cfg.size(); ++e) {
         BasicBlock* E = const_cast<BasicBlock*>(cfg.rpo[e]);
         if (touched_.count(E)) continue;
@@ -98,18 +102,20 @@ class MaskRegions : public Pass {
         std::optional<Plan> plan = buildPlan(e, inputs, refusal);
         if (!plan) {
           if (!refusal.reason.empty()) refuse(br, E, refusal.reason, refusal.text);
+          deferred |= refusal.deferred;
           continue;
         }
         notePtxasFigures(*plan, cfg, ctx.ptxas());
         if (!decide(*plan, cfg)) continue;
         for (uint32_t b : plan->order) touched_.insert(cfg.rpo[b]);
         carryOut(*plan, cfg);
-        changed = again = true;
+        changed = converted = true;
       }
-      if (again) {
+      if (converted) {
         buildCfg(f);
         am.invalidate(PreservedAnalyses::none());
       }
+      again = converted && deferred;
     }
     if (loops_ && syncVotes_ >= 0 && maskDivergentLoops(f, am, ctx, syncVotes_ == 1, costKnobs_.maxSize))
       changed = true;
@@ -138,7 +144,8 @@ class MaskRegions : public Pass {
               std::vector<std::pair<std::string, double>> figures = {}) {
     if (!refused_.insert(br).second) return;
     ctx_->count("refused-" + reason);
-    ctx_->remark(E, "keep", "region at line " + std::to_string(br->loc().line) + ": " + text, std::move(figures));
+    if (ctx_->wantsRemarks())
+      ctx_->remark(E, "keep", "region at line " + std::to_string(br->loc().line) + ": " + text, std::move(figures));
   }
 
   std::vector<std::pair<std::string, double>> figures(const Plan& p, const Instruction* br) const {
@@ -161,11 +168,12 @@ class MaskRegions : public Pass {
   bool decide(const Plan& p, const CfgInfo& cfg) {
     BasicBlock* E = const_cast<BasicBlock*>(cfg.rpo[p.order[0]]);
     Instruction* br = conditionalBranch(*E);
-    std::string text = planText(p);
+    const bool remarks = ctx_->wantsRemarks();
     Decision d = decideRegion(p, cfg, *uni_, *threadIndex_, *ctx_, costKnobs_);
     if (d.model) ctx_->count(std::string(d.model) + (d.convert ? "-accepted" : "-refused"));
     if (!d.convert) {
-      refuse(br, E, d.reason, text + ": " + d.why, figures(p, br));
+      if (remarks) refuse(br, E, d.reason, planText(p) + ": " + d.why, figures(p, br));
+      else refuse(br, E, d.reason, {});
       if (d.model && keepInner_)
         for (uint32_t b : p.order)
           if (b != p.order[0])
@@ -177,8 +185,9 @@ class MaskRegions : public Pass {
     if (p.skips) ctx_->count("skips", p.skips);
     if (p.uniformSkips) ctx_->count("uniform-skips", p.uniformSkips);
     if (p.speculated) ctx_->count("speculated-instructions", p.speculated);
-    ctx_->remark(E, "convert", "region at line " + std::to_string(br->loc().line) + ": " + text + ": " + d.why,
-                 figures(p, br));
+    if (remarks)
+      ctx_->remark(E, "convert", "region at line " + std::to_string(br->loc().line) + ": " + planText(p) + ": " + d.why,
+                   figures(p, br));
     return true;
   }
 

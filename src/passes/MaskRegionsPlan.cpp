@@ -64,6 +64,13 @@ std::vector<uint32_t> reach(const CfgInfo& cfg, uint32_t from, uint32_t stop, bo
   return out;
 }
 
+std::vector<size_t> layoutByRpo(const Function& f, const CfgInfo& cfg) {
+  std::vector<size_t> layout(cfg.size(), 0);
+  for (size_t k = 0; k < f.blocks().size(); ++k)
+    if (int32_t r = cfg.index(f.blocks()[k]); r >= 0) layout[uint32_t(r)] = k;
+  return layout;
+}
+
 namespace {
 
 // Builds one plan, step by step (build). Each check returns false to give up: with
@@ -125,7 +132,10 @@ class PlanBuilder {
   bool collectBlocks() {
     inner = reach(cfg, e, x, false);
     for (uint32_t b : inner)
-      if (in_.touched.count(cfg.rpo[b])) return false;  // converted in this walk: the next one sees it
+      if (in_.touched.count(cfg.rpo[b])) {  // converted in this walk: the next one sees it
+        refusal_.deferred = true;
+        return false;
+      }
     in.assign(cfg.size(), 0);
     in[e] = 1;
     for (uint32_t b : inner) {
@@ -170,11 +180,7 @@ class PlanBuilder {
   // The order: a topological sort that takes the most recently readied block first, so the
   // blocks of a side stay together; among blocks readied together, the earlier in the layout.
   bool orderBlocks() {
-    std::vector<size_t> layout(cfg.size(), 0);  // by RPO number: the place in the layout
-    for (size_t k = 0; k < in_.f.blocks().size(); ++k) {
-      int32_t r = cfg.index(in_.f.blocks()[k]);
-      if (r >= 0) layout[uint32_t(r)] = k;
-    }
+    const std::vector<size_t>& layout = in_.layout;
     std::vector<uint32_t> indeg(cfg.size(), 0);
     for (uint32_t b : inner)
       for (uint32_t q : cfg.pred[b])

@@ -118,21 +118,27 @@ struct PlanInputs {
   const DefinitionSites& defSites;  // GuardedCode.h
   const std::unordered_set<std::string_view>& pinned;  // labels a branch table or debug section names
   const std::unordered_set<const BasicBlock*>& touched;  // blocks of the regions converted in this walk
+  const std::vector<size_t>& layout;  // by RPO number: the block's place in the layout (layoutByRpo)
   bool speculate = true;  // knob `speculate`
   int syncVotes = 1;      // 1: vote.sync skips, 0: vote.any skips, -1: no skips
   int64_t bosccMin = 0;   // knob `boscc-min`
 };
 
+// By RPO number, each reachable block's place in the function's layout (computed once per walk,
+// not per plan: it was a sixth of buildPlan on thrust_sort).
+std::vector<size_t> layoutByRpo(const Function& f, const CfgInfo& cfg);
+
 // Why the region at E is kept before any cost is weighed: the counter suffix (`refused-REASON`)
 // and the remark's text.
 struct Refusal {
   std::string reason, text;
+  bool deferred = false;  // a block of the region was converted in this walk: the next walk weighs it
 };
 
 // The plan for the region that starts at block `e` (an RPO number, a block ending in a
-// conditional bra). nullopt with `refusal` set when the region does not qualify; nullopt with
-// `refusal` untouched when it is no region to weigh in this walk (a block of it was converted
-// already, or nothing lies between E and X). The cost file's figures are left at zero.
+// conditional bra). nullopt with `refusal.reason` set when the region does not qualify; nullopt
+// without when it is no region to weigh in this walk (a block of it was converted already:
+// `refusal.deferred`, or nothing lies between E and X). The cost file's figures are left at zero.
 std::optional<Plan> buildPlan(uint32_t e, const PlanInputs& in, Refusal& refusal);
 
 }  // namespace ptxopt::maskregions

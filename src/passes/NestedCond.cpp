@@ -34,6 +34,7 @@ class NestedCond : public Pass {
  public:
   PassResult run(Function& f, FunctionAnalysisManager& am, PassContext& ctx) override {
     f_ = &f;
+    am_ = &am;
     ctx_ = &ctx;
     const KnobValues& k = ctx.knobs();
     maxMiddle_ = k.getInt("max-middle");
@@ -44,10 +45,10 @@ class NestedCond : public Pass {
     bool changed = false;
     for (bool again = true; again;) {
       again = false;
-      const Liveness& lv = am.get<LivenessAnalysis>();
+      lv_ = nullptr;  // computed when a pair first needs it
       pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
       for (size_t i = 0; i + 1 < f.blocks().size(); ++i) {
-        if (tryMerge(i, lv)) {
+        if (tryMerge(i)) {
           buildCfg(f);
           am.invalidate(PreservedAnalyses::none());
           changed = again = true;
@@ -59,7 +60,12 @@ class NestedCond : public Pass {
   }
 
  private:
-  bool tryMerge(size_t ai, const Liveness& lv) {
+  const Liveness& liveness() {
+    if (!lv_) lv_ = &am_->get<LivenessAnalysis>();
+    return *lv_;
+  }
+
+  bool tryMerge(size_t ai) {
     BasicBlock* a = f_->blocks()[ai];
     BasicBlock* b = f_->blocks()[ai + 1];
     Instruction* ba = conditionalBranch(*a);
@@ -86,12 +92,12 @@ class NestedCond : public Pass {
     int64_t cost = 0;
     for (Instruction* i : b->insts()) {
       if (i == bb) continue;
-      std::string at = " (line " + std::to_string(i->loc().line) + ")";
+      auto at = [&] { return " (line " + std::to_string(i->loc().line) + ")"; };  // for a refusal
       if (i->info().isPseudo() || !i->isSpeculatable() || i->hasGuard())
-        return refuse("unspeculatable", "`" + std::string(i->info().name) + "` cannot run for the lanes that leave at the first branch" + at);
+        return refuse("unspeculatable", "`" + std::string(i->info().name) + "` cannot run for the lanes that leave at the first branch" + at());
       bool bad = false;
-      i->forEachDefReg([&](RegId r) { bad |= r == ba->guard() || lv.liveIn[t->id()].test(r); });
-      if (bad) return refuse("live", "`" + std::string(i->info().name) + "` writes a register the first branch or the target reads" + at);
+      i->forEachDefReg([&](RegId r) { bad |= r == ba->guard() || liveness().liveIn[t->id()].test(r); });
+      if (bad) return refuse("live", "`" + std::string(i->info().name) + "` writes a register the first branch or the target reads" + at());
       cost += i->info().is(OpFlag::LongLatency) ? longLatencyWeight_ : 1;
     }
     if (cost > maxMiddle_)
@@ -136,6 +142,8 @@ class NestedCond : public Pass {
   }
 
   Function* f_ = nullptr;
+  FunctionAnalysisManager* am_ = nullptr;
+  const Liveness* lv_ = nullptr;
   PassContext* ctx_ = nullptr;
   std::unordered_set<std::string_view> pinned_;
   std::unordered_map<const Instruction*, unsigned> conditions_;

@@ -93,6 +93,7 @@ const BranchCounts* PassContext::branchCounts(const Instruction& branch) const {
 
 void PassContext::remark(const BasicBlock* block, std::string decision, std::string reason,
                          std::vector<std::pair<std::string, double>> figures) {
+  if (!remarksWanted_) return;
   Remark r;
   r.pass = std::string(pass_);
   r.function = std::string(function_.name());

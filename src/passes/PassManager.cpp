@@ -135,7 +135,7 @@ PassRunResult PassManager::run(Module& m, DiagEngine& diags) {
       if (options_.dotAfter.count(name))
         r.dots.emplace_back(dotFileStem(f) + ".before." + name, cfgToDot(f, am, std::string(f.name()) + " before " + name));
       PassContext ctx(info.name, f, knobValues_[k], ptxas_, callSummaries ? &*callSummaries : nullptr,
-                      counts ? &*counts : nullptr);
+                      counts ? &*counts : nullptr, options_.remarks);
       auto start = std::chrono::steady_clock::now();
       PassResult result;
       if (info.skipsScopedFunctions && scopeSpansBlocks(f)) {

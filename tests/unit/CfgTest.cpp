@@ -1,3 +1,4 @@
+#include "IfRegion.h"
 #include "TestUtil.h"
 #include "ptxopt/ir/Cfg.h"
 
@@ -70,6 +71,51 @@ TEST(Cfg, RebuildAfterEditingMatchesAFreshParse) {
   EXPECT_TRUE(f.blocks()[1]->preds().empty());
 }
 
+// select collapses each converted diamond into its header and brings only the edges around it
+// up to date (updateAfterCollapse): the result must be what buildCfg writes, predecessor order
+// included (passes walk predecessor lists, and the output must not depend on how the CFG was
+// brought up to date). $M has predecessors before the region, in it, and after it.
+TEST(Cfg, CollapsedRegionEdgesMatchARebuild) {
+  auto m = parseOk(kernel(".reg .pred %p<4>;\n.reg .b32 %r<4>;\n"
+                          "@%p2 bra $M;\n"
+                          "$H:\n@%p1 bra $T;\nadd.s32 %r1, %r1, 1;\nbra.uni $M;\n"
+                          "$T:\nadd.s32 %r1, %r1, 2;\n"
+                          "$M:\nadd.s32 %r2, %r1, 3;\n@%p3 bra $X;\nret;\n"
+                          "$X:\n@%p2 bra $M;\nret;"));
+  Function& f = onlyFunction(*m);
+  BasicBlock* h = blockNamed(f, "$H");
+  BasicBlock* merge = blockNamed(f, "$M");
+  ASSERT_TRUE(h && merge);
+  ASSERT_EQ(merge->preds().size(), 4u);
+  std::optional<IfRegion> r = findIfRegion(f, h, 4);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->merge, merge);
+  std::vector<Instruction*> body(h->insts().begin(), h->insts().end() - 1);  // the header without its branch
+  std::unordered_set<const BasicBlock*> removed;
+  replaceIfRegion(f, *r, body, removed);
+  std::vector<BasicBlock*> gone(r->taken.begin(), r->taken.end());
+  gone.insert(gone.end(), r->fall.begin(), r->fall.end());
+  updateAfterCollapse(f, h, gone);
+  auto edges = [&] {
+    std::vector<std::string> out;
+    for (const BasicBlock* b : f.blocks()) {
+      std::string line = b->name() + " ->";
+      for (const Edge& e : b->succs()) line += " " + e.to->name() + "/" + std::to_string(int(e.kind));
+      line += " <-";
+      for (const BasicBlock* p : b->preds()) line += " " + p->name();
+      out.push_back(line);
+    }
+    return out;
+  };
+  std::vector<std::string> incremental = edges();
+  buildCfg(f);
+  EXPECT_EQ(incremental, edges());
+  ASSERT_EQ(merge->preds().size(), 3u);
+  EXPECT_EQ(merge->preds()[0], f.blocks()[0]);
+  EXPECT_EQ(merge->preds()[1], h);
+  EXPECT_EQ(merge->preds()[2], blockNamed(f, "$X"));
+}
+
 // A fresh register never takes a special register's name (%pm<N>, %envreg<N> up to
 // kMaxSpecialRegNumber, which the front end reads as special registers when undeclared).
 TEST(Function, FreshNamesAvoidSpecialRegisters) {
@@ -78,4 +124,18 @@ TEST(Function, FreshNamesAvoidSpecialRegisters) {
   EXPECT_EQ(f.regName(f.addRegister(ScalarType::Pred, "%pm")), "%pm256");
   EXPECT_EQ(f.regName(f.addRegister(ScalarType::B32, "%envreg")), "%envreg256");
   EXPECT_EQ(f.regName(f.addRegister(ScalarType::Pred, "%mask")), "%mask0");
+}
+
+// freshName looks only at names that begin with the prefix; a name it must avoid may also come
+// from a longer range prefix (%sv1<3> declares %sv10 .. %sv12) or from a name handed out under
+// another prefix that this one begins.
+TEST(Function, FreshNamesAvoidEveryTakenSpelling) {
+  auto m = parseOk(kernel(".reg .b32 %sv1<3>;\n.reg .b32 %sv0;\nret;"));
+  Function& f = onlyFunction(*m);
+  std::vector<std::string> got;
+  for (int k = 0; k < 11; ++k) got.push_back(f.regName(f.addRegister(ScalarType::B32, "%sv")));
+  EXPECT_EQ(got, (std::vector<std::string>{"%sv1", "%sv2", "%sv3", "%sv4", "%sv5", "%sv6", "%sv7", "%sv8", "%sv9",
+                                            "%sv13", "%sv14"}));
+  EXPECT_EQ(f.freshName("%sv1"), "%sv15");  // %sv10 .. %sv14 are taken (the range, then handed out)
+  EXPECT_EQ(f.regName(f.addRegister(ScalarType::B32, "%sv")), "%sv16");  // %sv15 went to the prefix %sv1
 }

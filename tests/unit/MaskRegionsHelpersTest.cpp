@@ -68,6 +68,7 @@ struct MaskRegion {
   std::optional<DefinitionSites> defSites;
   std::unordered_set<std::string_view> pinned;
   std::unordered_set<const BasicBlock*> touched;
+  std::vector<size_t> layout;
   maskregions::Refusal refusal;
   std::optional<Plan> plan;
   explicit MaskRegion(const std::string& body) {
@@ -77,9 +78,10 @@ struct MaskRegion {
     am = std::make_unique<FunctionAnalysisManager>(*f);
     const CfgInfo& g = cfg();
     defSites.emplace(*f);
+    layout = maskregions::layoutByRpo(*f, g);
     maskregions::PlanInputs in{*f,      g,      am->get<DominatorAnalysis>(), am->get<PostDominatorAnalysis>(),
                                uni(),   am->get<LivenessAnalysis>(),         *defSites,
-                               pinned,  touched, /*speculate=*/true,         /*syncVotes=*/1,
+                               pinned,  touched, layout, /*speculate=*/true, /*syncVotes=*/1,
                                /*bosccMin=*/40};
     plan = maskregions::buildPlan(uint32_t(g.index(f->entry())), in, refusal);
   }

@@ -594,7 +594,9 @@ int run(int argc, char** argv) {
 
   ptxopt::PassManagerOptions pmo;
   ptxopt::PassManager pm;
-  if (!ptxopt::tools::pipelineOptions(s.flags, pmo, error) || !pm.configure(pmo, error)) {
+  bool parsed = ptxopt::tools::pipelineOptions(s.flags, pmo, error);
+  pmo.remarks = !s.remarks.empty();  // collected only for PTXOPT_REMARKS or --remarks
+  if (!parsed || !pm.configure(pmo, error)) {
     if (s.strict) return fail("PTXOPT_FLAGS: " + error);
     warn("PTXOPT_FLAGS: " + error + "; assembling the original PTX");
     execPtxas(ptxas, args);

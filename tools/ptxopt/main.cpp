@@ -128,6 +128,7 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "ptxopt: error: %s\n", error.c_str());
     return 1;
   }
+  pmo.remarks = !flags.remarks.empty();
   pmo.printAfterAll = printAfterAll;
   for (const std::string& p : printAfter) pmo.printAfter.insert(p);
   for (const std::string& p : dotAfter) pmo.dotAfter.insert(p);

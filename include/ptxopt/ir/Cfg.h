@@ -27,6 +27,13 @@ void buildCfg(Function& f);
 // and fixes the predecessor lists of the blocks it left and the blocks it now reaches.
 void updateSuccessors(Function& f, size_t layoutIndex, const BranchTargetTables& tables);
 
+// After blocks left the layout (`gone`: entered only from `b` and from each other) and `b`'s
+// instructions changed: `b`'s successor edges anew, and the predecessor lists of the blocks `b`
+// and `gone` led to, in the order buildCfg writes them (by layout). Exact where the lists were
+// buildCfg's before; `b` must not end in brx.idx. A pass that collapses a region into its head
+// calls it instead of rebuilding every block's edges.
+void updateAfterCollapse(Function& f, BasicBlock* b, const std::vector<BasicBlock*>& gone);
+
 // Labels that must stay in the function whatever its branches do: names a debug section refers
 // to (labels like $L__tmp3 whose address it takes) and the entries of .branchtargets tables.
 std::unordered_set<std::string_view> pinnedLabelNames(const Function& f, const BranchTargetTables& tables);

@@ -69,8 +69,10 @@ class PtxasModel;
 class PassContext {
  public:
   PassContext(std::string_view pass, const Function& f, const KnobValues& knobs, const PtxasModel& ptxas,
-              const CallSummaries* calls = nullptr, const BranchCountsByInstruction* counts = nullptr)
-      : pass_(pass), function_(f), knobs_(knobs), ptxas_(ptxas), calls_(calls), branchCounts_(counts) {}
+              const CallSummaries* calls = nullptr, const BranchCountsByInstruction* counts = nullptr,
+              bool remarks = true)
+      : pass_(pass), function_(f), knobs_(knobs), ptxas_(ptxas), calls_(calls), branchCounts_(counts),
+        remarksWanted_(remarks) {}
   const KnobValues& knobs() const { return knobs_; }
   // What ptxas does with control flow, with the `ptxas.*` knobs of this run (PtxasModel.h).
   const PtxasModel& ptxas() const { return ptxas_; }
@@ -83,8 +85,11 @@ class PassContext {
   const BranchCounts* branchCounts(const Instruction& branch) const;
   // Adds to a counter of this pass (`--stats` prints "pass.counter").
   void count(std::string_view counter, uint64_t n = 1) { counts_[std::string(counter)] += n; }
+  // Records a decision for --remarks; nothing when the run collects none. A pass spells out a
+  // remark's text only where `wantsRemarks()` (building them was 1% of ptxopt -O2).
   void remark(const BasicBlock* block, std::string decision, std::string reason,
               std::vector<std::pair<std::string, double>> figures = {});
+  bool wantsRemarks() const { return remarksWanted_; }
   const std::map<std::string, uint64_t>& counts() const { return counts_; }
   std::vector<Remark>& remarks() { return remarks_; }
 
@@ -97,6 +102,7 @@ class PassContext {
   const BranchCountsByInstruction* branchCounts_;
   std::map<std::string, uint64_t> counts_;
   std::vector<Remark> remarks_;
+  bool remarksWanted_;
 };
 
 // What a pass did: failed (with a message; the pipeline stops), changed the function (and

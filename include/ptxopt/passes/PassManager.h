@@ -24,6 +24,7 @@ struct PassManagerOptions {
   std::set<std::string> dotAfter;                  // passes to picture before and after
   unsigned jobs = 1;
   const BranchProfile* profile = nullptr;          // --profile-use, for the cost models
+  bool remarks = true;                             // collect remarks (off when no one reads them)
 };
 
 struct PassRunResult {

@@ -56,6 +56,25 @@ class BitVector {
     }
     return changed;
   }
+  // The same operations with a row of a BitRows of the same width.
+  bool unite(const uint64_t* other) {
+    bool changed = false;
+    for (size_t k = 0; k < words_.size(); ++k) {
+      uint64_t w = words_[k] | other[k];
+      changed |= w != words_[k];
+      words_[k] = w;
+    }
+    return changed;
+  }
+  bool equals(const uint64_t* other) const {
+    for (size_t k = 0; k < words_.size(); ++k)
+      if (words_[k] != other[k]) return false;
+    return true;
+  }
+  void copyTo(uint64_t* other) const {
+    for (size_t k = 0; k < words_.size(); ++k) other[k] = words_[k];
+  }
+  const uint64_t* data() const { return words_.data(); }
   bool operator==(const BitVector& o) const { return bits_ == o.bits_ && words_ == o.words_; }
   bool operator!=(const BitVector& o) const { return !(*this == o); }
 
@@ -73,6 +92,39 @@ class BitVector {
 
  private:
   size_t bits_ = 0;
+  std::vector<uint64_t> words_;
+};
+
+// Equal-width bit sets in one allocation (a dataflow analysis's per-block sets, where a vector of
+// BitVectors would allocate, fill and free one array per block).
+class BitRows {
+ public:
+  BitRows() = default;
+  BitRows(size_t rows, size_t bits) : width_((bits + 63) / 64), rows_(rows), words_(rows * width_, 0) {}
+  size_t width() const { return width_; }
+  size_t size() const { return rows_; }
+  uint64_t* row(size_t r) { return words_.data() + r * width_; }
+  const uint64_t* row(size_t r) const { return words_.data() + r * width_; }
+  void set(size_t r, size_t i) { row(r)[i >> 6] |= uint64_t(1) << (i & 63); }
+  // row r |= from (a row of this or another BitRows of the same width); true when it changed.
+  bool unite(size_t r, const uint64_t* from) {
+    uint64_t* to = row(r);
+    bool changed = false;
+    for (size_t k = 0; k < width_; ++k) {
+      uint64_t w = to[k] | from[k];
+      changed |= w != to[k];
+      to[k] = w;
+    }
+    return changed;
+  }
+  // Appends a row of zeros; returns its number.
+  size_t add() {
+    words_.resize(words_.size() + width_, 0);
+    return rows_++;
+  }
+
+ private:
+  size_t width_ = 0, rows_ = 0;
   std::vector<uint64_t> words_;
 };
 
