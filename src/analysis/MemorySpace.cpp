@@ -8,6 +8,11 @@
 namespace ptxopt {
 
 const Operand* memoryAddressOperand(const Instruction& inst) {
+  // Most instructions hold no address: then there is nothing to look up in the opcode table
+  // (the lookup was two thirds of this analysis).
+  bool anyAddress = false;
+  for (const Operand& o : inst.operands()) anyAddress |= o.kind == OperandKind::Address;
+  if (!anyAddress) return nullptr;
   if (!inst.info().isOpaque()) return operandWithRole(inst, OperandRole::Address);
   for (const Operand& o : inst.operands())
     if (o.kind == OperandKind::Address) return &o;
