@@ -314,8 +314,7 @@ UniformityInfo computeUniformity(const Function& f, FunctionAnalysisManager& am,
       for (uint32_t p : cfg.pred[k]) in.unite(divOut.row(cfg.rpo[p]->id()));
       cur = in;
       u.divBranch_[b->id()] = transfer(k, cur);
-      if (!cur.equals(divOut.row(b->id()))) {
-        cur.copyTo(divOut.row(b->id()));
+      if (cur.storeInto(divOut.row(b->id()))) {
         for (uint32_t s : cfg.succ[k]) {
           dirty[s] = 1;
           again |= s <= k;

@@ -101,16 +101,8 @@ void Function::updateTakenNumbers(std::string_view prefix, TakenNumbers& t) cons
   for (; t.decls < decls_.size(); ++t.decls)
     if (decls_[t.decls].kind == Decl::Kind::Var) note(m.str(decls_[t.decls].var.name));
   for (; t.globals < m.globals().size(); ++t.globals) note(m.str(m.globals()[t.globals].name));
+  for (; t.tables < taken_.tables.size(); ++t.tables) note(taken_.tables[t.tables]);
   for (; t.handedOut < taken_.handedOut.size(); ++t.handedOut) note(taken_.handedOut[t.handedOut]);
-  if (!t.tables) {
-    // Names of .branchtargets, .calltargets and .callprototype statements (later ones come
-    // from freshName).
-    for (const BasicBlock* b : blocks_)
-      for (const Instruction* i : b->insts())
-        if (i->is(Opcode::BranchTargets) || i->is(Opcode::CallTargets) || i->is(Opcode::CallPrototype))
-          note(m.str(i->payload()));
-    t.tables = true;
-  }
 }
 
 std::string Function::freshName(std::string_view prefix) const {
@@ -121,6 +113,13 @@ std::string Function::freshName(std::string_view prefix) const {
       taken_ = TakenNames{};
       break;
     }
+  if (!taken_.tablesRead) {
+    for (const BasicBlock* b : blocks_)
+      for (const Instruction* i : b->insts())
+        if (i->is(Opcode::BranchTargets) || i->is(Opcode::CallTargets) || i->is(Opcode::CallPrototype))
+          taken_.tables.emplace_back(parent_->str(i->payload()));
+    taken_.tablesRead = true;
+  }
   TakenNumbers& t = taken_.byPrefix[std::string(prefix)];
   updateTakenNumbers(prefix, t);
   // Names PTX gives special registers (%pm0, %envreg3, %smid) are not handed out: ptxas 13.0

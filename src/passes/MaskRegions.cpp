@@ -76,8 +76,9 @@ class MaskRegions : public Pass {
     // single-entry, single-exit piece by straight-line code with the same per-lane effects, so
     // the facts outside it (dominance, post-dominance, uniformity, what each lane reads) stay
     // true. The next walk sees the new CFG; each conversion removes a conditional branch. Only
-    // a region that overlapped a converted one is weighed anew (the others were converted or
-    // refused for good), so without one there is no next walk.
+    // a branch deferred in this walk (its region overlapped a converted one, or it had none) is
+    // weighed anew (the others were converted or refused for good), so without one there is no
+    // next walk.
     for (bool again = true; again;) {
       again = false;
       bool converted = false, deferred = false;

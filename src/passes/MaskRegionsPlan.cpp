@@ -84,7 +84,12 @@ class PlanBuilder {
   std::optional<Plan> build() {
     if (!findExit() || !collectBlocks() || !checkShape()) return std::nullopt;
     ++p.branches;
-    if (inner.empty()) return std::nullopt;
+    if (inner.empty()) {
+      // Both ways lead straight to X: nothing to weigh now. After a conversion the analyses
+      // change, so the next walk (if any) asks again, as it always did.
+      refusal_.deferred = true;
+      return std::nullopt;
+    }
     if (!orderBlocks()) return std::nullopt;
     measureDepth();
     findContributions();

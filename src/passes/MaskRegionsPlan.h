@@ -132,13 +132,14 @@ std::vector<size_t> layoutByRpo(const Function& f, const CfgInfo& cfg);
 // and the remark's text.
 struct Refusal {
   std::string reason, text;
-  bool deferred = false;  // a block of the region was converted in this walk: the next walk weighs it
+  bool deferred = false;  // nothing to weigh in this walk (a block of the region was converted in
+                          // it, or no block lies between E and X): the next walk asks again
 };
 
 // The plan for the region that starts at block `e` (an RPO number, a block ending in a
 // conditional bra). nullopt with `refusal.reason` set when the region does not qualify; nullopt
-// without when it is no region to weigh in this walk (a block of it was converted already:
-// `refusal.deferred`, or nothing lies between E and X). The cost file's figures are left at zero.
+// with `refusal.deferred` when it is no region to weigh in this walk (a block of it was converted
+// already, or nothing lies between E and X). The cost file's figures are left at zero.
 std::optional<Plan> buildPlan(uint32_t e, const PlanInputs& in, Refusal& refusal);
 
 }  // namespace ptxopt::maskregions

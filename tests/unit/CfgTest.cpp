@@ -139,3 +139,15 @@ TEST(Function, FreshNamesAvoidEveryTakenSpelling) {
   EXPECT_EQ(f.freshName("%sv1"), "%sv15");  // %sv10 .. %sv14 are taken (the range, then handed out)
   EXPECT_EQ(f.regName(f.addRegister(ScalarType::B32, "%sv")), "%sv16");  // %sv15 went to the prefix %sv1
 }
+
+// The names of branch tables are read when freshName is first called: a table a pass removes
+// afterwards (switch-opt lowering a brx.idx again) keeps its name taken.
+TEST(Function, FreshNamesAvoidARemovedTablesName) {
+  auto m = parseOk(kernel(".reg .b32 %r<2>;\nmov.u32 %r1, 0;\n$Lswt0: .branchtargets $L0, $L1;\n"
+                          "brx.idx %r1, $Lswt0;\n$L0:\nret;\n$L1:\nret;"));
+  Function& f = onlyFunction(*m);
+  EXPECT_EQ(f.freshName("$Lx"), "$Lx0");
+  for (BasicBlock* b : f.blocks())
+    std::erase_if(b->insts(), [](const Instruction* i) { return i->is(Opcode::BranchTargets); });
+  EXPECT_EQ(f.freshName("$Lswt"), "$Lswt1");
+}

@@ -234,12 +234,16 @@ class Function {
   // gathered every name again: quadratic (select on cub_device_histogram: 0.08 s of names).
   struct TakenNumbers {
     std::unordered_set<uint32_t> numbers;
-    size_t regs = 0, labels = 0, decls = 0, globals = 0, handedOut = 0;
-    bool tables = false;  // .branchtargets, .calltargets and .callprototype names looked at
-    uint32_t next = 0;    // first number to try
+    size_t regs = 0, labels = 0, decls = 0, globals = 0, tables = 0, handedOut = 0;
+    uint32_t next = 0;  // first number to try
   };
   struct TakenNames {
     std::unordered_map<std::string, TakenNumbers> byPrefix;
+    // The names of .branchtargets, .calltargets and .callprototype statements when freshName
+    // was first called (later ones come from freshName itself); a table a pass then removes
+    // keeps its name taken.
+    bool tablesRead = false;
+    std::vector<std::string> tables;
     std::vector<std::string> handedOut;  // every name freshName returned, in order
   };
   void updateTakenNumbers(std::string_view prefix, TakenNumbers& t) const;

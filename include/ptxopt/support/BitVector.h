@@ -66,13 +66,14 @@ class BitVector {
     }
     return changed;
   }
-  bool equals(const uint64_t* other) const {
-    for (size_t k = 0; k < words_.size(); ++k)
-      if (words_[k] != other[k]) return false;
-    return true;
-  }
-  void copyTo(uint64_t* other) const {
-    for (size_t k = 0; k < words_.size(); ++k) other[k] = words_[k];
+  // other = this; returns true when other changed.
+  bool storeInto(uint64_t* other) const {
+    bool changed = false;
+    for (size_t k = 0; k < words_.size(); ++k) {
+      changed |= other[k] != words_[k];
+      other[k] = words_[k];
+    }
+    return changed;
   }
   const uint64_t* data() const { return words_.data(); }
   bool operator==(const BitVector& o) const { return bits_ == o.bits_ && words_ == o.words_; }
