@@ -87,8 +87,9 @@ class MaskRegions : public Pass {
       const PostDominatorTree& pdt = am.get<PostDominatorAnalysis>();
       const UniformityInfo& uni = am.get<UniformityAnalysis>();
       const Liveness& lv = am.get<LivenessAnalysis>();
-      const DefinitionSites defSites(f);
-      threadIndex_.emplace(cfg.rpo, uni.everDivergent());
+      // Both computed when a plan first needs them, and before the walk's first conversion.
+      const LazyDefinitionSites defSites(f);
+      threadIndex_.reset();
       uni_ = &uni;
       pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
       touched_.clear();
@@ -109,6 +110,7 @@ class MaskRegions : public Pass {
         notePtxasFigures(*plan, cfg, ctx.ptxas());
         if (!decide(*plan, cfg)) continue;
         for (uint32_t b : plan->order) touched_.insert(cfg.rpo[b]);
+        defSites.get();  // (threadIndex_ is, by decide)
         carryOut(*plan, cfg);
         changed = converted = true;
       }
@@ -170,6 +172,7 @@ class MaskRegions : public Pass {
     BasicBlock* E = const_cast<BasicBlock*>(cfg.rpo[p.order[0]]);
     Instruction* br = conditionalBranch(*E);
     const bool remarks = ctx_->wantsRemarks();
+    if (!threadIndex_) threadIndex_.emplace(cfg.rpo, uni_->everDivergent());
     Decision d = decideRegion(p, cfg, *uni_, *threadIndex_, *ctx_, costKnobs_);
     if (d.model) ctx_->count(std::string(d.model) + (d.convert ? "-accepted" : "-refused"));
     if (!d.convert) {

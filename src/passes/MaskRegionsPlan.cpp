@@ -368,7 +368,7 @@ class PlanBuilder {
         int32_t k = cfg.index(site);
         return k < 0 || (in[uint32_t(k)] && in_.dom.tree.dominates(b, uint32_t(k)));
       };
-      return in_.speculate && writesOnlyPrivateTemporaries(*i, in_.defSites, dominatedByB, {&in_.lv.liveIn[E->id()], &in_.lv.liveIn[X->id()]});
+      return in_.speculate && writesOnlyPrivateTemporaries(*i, in_.defSites.get(), dominatedByB, {&in_.lv.liveIn[E->id()], &in_.lv.liveIn[X->id()]});
     };
 
     // The first write in the line of a register dead into E may also run for every lane

@@ -108,6 +108,22 @@ struct Plan {
 std::vector<uint32_t> reach(const CfgInfo& cfg, uint32_t from, uint32_t stop, bool self);
 
 // What a plan is built from: the function's analyses of the current walk and the pass's state.
+// The definition sites of a function, computed when first asked for: a walk whose branches are
+// all uniform builds no plan and needs none. The owner must ask (`get`) before it changes the
+// function, so that every plan of a walk sees the function as the walk found it.
+class LazyDefinitionSites {
+ public:
+  explicit LazyDefinitionSites(const Function& f) : f_(f) {}
+  const DefinitionSites& get() const {
+    if (!sites_) sites_.emplace(f_);
+    return *sites_;
+  }
+
+ private:
+  const Function& f_;
+  mutable std::optional<DefinitionSites> sites_;
+};
+
 struct PlanInputs {
   const Function& f;
   const CfgInfo& cfg;
@@ -115,7 +131,7 @@ struct PlanInputs {
   const PostDominatorTree& pdt;
   const UniformityInfo& uni;
   const Liveness& lv;
-  const DefinitionSites& defSites;  // GuardedCode.h
+  const LazyDefinitionSites& defSites;  // GuardedCode.h, computed when a plan first asks
   const std::unordered_set<std::string_view>& pinned;  // labels a branch table or debug section names
   const std::unordered_set<const BasicBlock*>& touched;  // blocks of the regions converted in this walk
   const std::vector<size_t>& layout;  // by RPO number: the block's place in the layout (layoutByRpo)

@@ -65,7 +65,7 @@ struct MaskRegion {
   std::unique_ptr<Module> m;
   Function* f = nullptr;
   std::unique_ptr<FunctionAnalysisManager> am;
-  std::optional<DefinitionSites> defSites;
+  std::optional<maskregions::LazyDefinitionSites> defSites;
   std::unordered_set<std::string_view> pinned;
   std::unordered_set<const BasicBlock*> touched;
   std::vector<size_t> layout;
