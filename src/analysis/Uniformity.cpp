@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <unordered_set>
 
 #include "ptxopt/analysis/CfgInfo.h"
 #include "ptxopt/analysis/Dominators.h"

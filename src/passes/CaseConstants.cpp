@@ -40,9 +40,7 @@ std::optional<std::pair<uint64_t, unsigned>> constantMov(const Instruction& i) {
 std::vector<SunkConstants> sinkCaseConstants(Function& f, FunctionAnalysisManager& am, PassContext& ctx) {
   std::vector<SunkConstants> out;
   const CfgInfo& cfg = am.get<CfgAnalysis>();
-  // Liveness only once a block qualifies (most functions have no switch): always before the
-  // first change, which needs it.
-  const Liveness* lv = nullptr;
+  const Liveness& lv = am.get<LivenessAnalysis>();
   BranchTargetTables tables = collectBranchTargetTables(f);
   std::unordered_set<std::string_view> pinned = pinnedLabelNames(f, tables);
   SwitchTreeReader reader(f, tables, pinned);
@@ -86,10 +84,9 @@ std::vector<SunkConstants> sinkCaseConstants(Function& f, FunctionAnalysisManage
     BasicBlock* fall = b->successor(EdgeKind::FallThrough);
     if (!taken || !fall || taken == fall || !taken->hasLabel() || pinned.count(f.labelName(taken->label()))) continue;
     bool liveTaken = false, liveFall = false;
-    if (!lv) lv = &am.get<LivenessAnalysis>();
     for (RegId d : dests) {
-      liveTaken |= lv->liveIn[taken->id()].test(d);
-      liveFall |= lv->liveIn[fall->id()].test(d);
+      liveTaken |= lv.liveIn[taken->id()].test(d);
+      liveFall |= lv.liveIn[fall->id()].test(d);
     }
     if (!liveTaken || liveFall) continue;
     bool neighbour = testsReg(reader.skipJumps(fall), node->sel, false);

@@ -34,7 +34,6 @@ class NestedCond : public Pass {
  public:
   PassResult run(Function& f, FunctionAnalysisManager& am, PassContext& ctx) override {
     f_ = &f;
-    am_ = &am;
     ctx_ = &ctx;
     const KnobValues& k = ctx.knobs();
     maxMiddle_ = k.getInt("max-middle");
@@ -45,10 +44,10 @@ class NestedCond : public Pass {
     bool changed = false;
     for (bool again = true; again;) {
       again = false;
-      lv_ = nullptr;  // computed when a pair first needs it
+      const Liveness& lv = am.get<LivenessAnalysis>();
       pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
       for (size_t i = 0; i + 1 < f.blocks().size(); ++i) {
-        if (tryMerge(i)) {
+        if (tryMerge(i, lv)) {
           buildCfg(f);
           am.invalidate(PreservedAnalyses::none());
           changed = again = true;
@@ -60,12 +59,7 @@ class NestedCond : public Pass {
   }
 
  private:
-  const Liveness& liveness() {
-    if (!lv_) lv_ = &am_->get<LivenessAnalysis>();
-    return *lv_;
-  }
-
-  bool tryMerge(size_t ai) {
+  bool tryMerge(size_t ai, const Liveness& lv) {
     BasicBlock* a = f_->blocks()[ai];
     BasicBlock* b = f_->blocks()[ai + 1];
     Instruction* ba = conditionalBranch(*a);
@@ -96,7 +90,7 @@ class NestedCond : public Pass {
       if (i->info().isPseudo() || !i->isSpeculatable() || i->hasGuard())
         return refuse("unspeculatable", "`" + std::string(i->info().name) + "` cannot run for the lanes that leave at the first branch" + at());
       bool bad = false;
-      i->forEachDefReg([&](RegId r) { bad |= r == ba->guard() || liveness().liveIn[t->id()].test(r); });
+      i->forEachDefReg([&](RegId r) { bad |= r == ba->guard() || lv.liveIn[t->id()].test(r); });
       if (bad) return refuse("live", "`" + std::string(i->info().name) + "` writes a register the first branch or the target reads" + at());
       cost += i->info().is(OpFlag::LongLatency) ? longLatencyWeight_ : 1;
     }
@@ -142,8 +136,6 @@ class NestedCond : public Pass {
   }
 
   Function* f_ = nullptr;
-  FunctionAnalysisManager* am_ = nullptr;
-  const Liveness* lv_ = nullptr;
   PassContext* ctx_ = nullptr;
   std::unordered_set<std::string_view> pinned_;
   std::unordered_map<const Instruction*, unsigned> conditions_;

@@ -102,7 +102,7 @@ class SwitchOpt : public Pass {
     for (bool again = true; again;) {
       again = false;
       const CfgInfo& cfg = am.get<CfgAnalysis>();
-      lv_ = nullptr;  // computed when a switch first needs it, before anything changes
+      const Liveness& lv = am.get<LivenessAnalysis>();
       tables_ = collectBranchTargetTables(f);
       pinned_ = pinnedLabelNames(f, tables_);
       reader_.emplace(f, tables_, pinned_);
@@ -114,7 +114,7 @@ class SwitchOpt : public Pass {
         std::optional<SwitchNode> t = reader_->nodeAt(b, /*root=*/true);
         if (!t || !tried_.insert(t->bra).second) continue;
         size_t i = std::find(f.blocks().begin(), f.blocks().end(), b) - f.blocks().begin();
-        if (lower(i, *t)) {
+        if (lower(i, *t, lv)) {
           buildCfg(f);
           am.invalidate(PreservedAnalyses::none());
           changed = again = true;
@@ -130,13 +130,8 @@ class SwitchOpt : public Pass {
 
  private:
   // One switch: read it, choose its lowering, emit that.
-  const Liveness& liveness() {
-    if (!lv_) lv_ = &am_->get<LivenessAnalysis>();
-    return *lv_;
-  }
-
-  bool lower(size_t rootIndex, const SwitchNode& root) {
-    std::optional<SwitchShape> s = analyze(rootIndex, root);
+  bool lower(size_t rootIndex, const SwitchNode& root, const Liveness& lv) {
+    std::optional<SwitchShape> s = analyze(rootIndex, root, lv);
     if (!s) return false;
     const Choice c = choose(*s, policy_);
     if (c.byProfile) ctx_->count("profile-decisions");
@@ -159,7 +154,7 @@ class SwitchOpt : public Pass {
         return true;
       case Lowering::Table:
       case Lowering::HotFirst:
-        emitJumpTable(*s, c, liveness());
+        emitJumpTable(*s, c, lv);
         return true;
     }
     return false;
@@ -170,7 +165,7 @@ class SwitchOpt : public Pass {
   // Reads the tree under `root` (its block at `rootIndex`) and what the choice needs to know of
   // it; nullopt for a plain branch, and for a tree whose cases cannot be read (remark `keep`:
   // no cases, no default, a cycle).
-  std::optional<SwitchShape> analyze(size_t rootIndex, const SwitchNode& root) {
+  std::optional<SwitchShape> analyze(size_t rootIndex, const SwitchNode& root, const Liveness& lv) {
     BasicBlock* rootBlock = f_->blocks()[rootIndex];
     const CfgInfo& cfg = am_->get<CfgAnalysis>();
     const DominatorTree& dom = am_->get<DominatorAnalysis>();
@@ -389,7 +384,6 @@ class SwitchOpt : public Pass {
       s.blockedWhy = std::move(text);
       return s;
     };
-    const Liveness& lv = liveness();
     for (auto& [b, t] : tests)
       for (BasicBlock* l : s.targets) {
         if ((t.pred != kNoReg && lv.liveIn[l->id()].test(t.pred)) || (t.add && lv.liveIn[l->id()].test(t.tmp)))
@@ -672,7 +666,6 @@ class SwitchOpt : public Pass {
 
   Function* f_ = nullptr;
   FunctionAnalysisManager* am_ = nullptr;
-  const Liveness* lv_ = nullptr;
   PassContext* ctx_ = nullptr;
   std::unordered_set<std::string_view> pinned_;
   BranchTargetTables tables_;

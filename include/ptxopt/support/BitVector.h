@@ -7,6 +7,17 @@
 
 namespace ptxopt {
 
+// to |= from over n words; true when `to` changed. The one union loop of BitVector and BitRows.
+inline bool uniteWords(uint64_t* to, const uint64_t* from, size_t n) {
+  bool changed = false;
+  for (size_t k = 0; k < n; ++k) {
+    uint64_t w = to[k] | from[k];
+    changed |= w != to[k];
+    to[k] = w;
+  }
+  return changed;
+}
+
 class BitVector {
  public:
   BitVector() = default;
@@ -30,15 +41,7 @@ class BitVector {
     return n;
   }
   // this |= other; returns true when this changed.
-  bool unite(const BitVector& other) {
-    bool changed = false;
-    for (size_t k = 0; k < words_.size(); ++k) {
-      uint64_t w = words_[k] | other.words_[k];
-      changed |= w != words_[k];
-      words_[k] = w;
-    }
-    return changed;
-  }
+  bool unite(const BitVector& other) { return uniteWords(words_.data(), other.words_.data(), words_.size()); }
   void intersect(const BitVector& other) {
     for (size_t k = 0; k < words_.size(); ++k) words_[k] &= other.words_[k];
   }
@@ -56,16 +59,8 @@ class BitVector {
     }
     return changed;
   }
-  // The same operations with a row of a BitRows of the same width.
-  bool unite(const uint64_t* other) {
-    bool changed = false;
-    for (size_t k = 0; k < words_.size(); ++k) {
-      uint64_t w = words_[k] | other[k];
-      changed |= w != words_[k];
-      words_[k] = w;
-    }
-    return changed;
-  }
+  // The same with a row of a BitRows of the same width.
+  bool unite(const uint64_t* other) { return uniteWords(words_.data(), other, words_.size()); }
   // other = this; returns true when other changed.
   bool storeInto(uint64_t* other) const {
     bool changed = false;
@@ -102,22 +97,11 @@ class BitRows {
  public:
   BitRows() = default;
   BitRows(size_t rows, size_t bits) : width_((bits + 63) / 64), rows_(rows), words_(rows * width_, 0) {}
-  size_t width() const { return width_; }
-  size_t size() const { return rows_; }
   uint64_t* row(size_t r) { return words_.data() + r * width_; }
   const uint64_t* row(size_t r) const { return words_.data() + r * width_; }
   void set(size_t r, size_t i) { row(r)[i >> 6] |= uint64_t(1) << (i & 63); }
   // row r |= from (a row of this or another BitRows of the same width); true when it changed.
-  bool unite(size_t r, const uint64_t* from) {
-    uint64_t* to = row(r);
-    bool changed = false;
-    for (size_t k = 0; k < width_; ++k) {
-      uint64_t w = to[k] | from[k];
-      changed |= w != to[k];
-      to[k] = w;
-    }
-    return changed;
-  }
+  bool unite(size_t r, const uint64_t* from) { return uniteWords(row(r), from, width_); }
   // Appends a row of zeros; returns its number.
   size_t add() {
     words_.resize(words_.size() + width_, 0);
