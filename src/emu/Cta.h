@@ -19,6 +19,9 @@
 
 namespace ptxopt::emu {
 
+// Every lane of a warp active: the tensor-core instructions (mma, wgmma) require it.
+constexpr uint32_t kFullWarp = 0xFFFFFFFFu;
+
 // Population count without a libgcc call on hosts built for baseline x86-64.
 inline uint32_t popc(uint32_t m) {
   m = m - ((m >> 1) & 0x55555555u);

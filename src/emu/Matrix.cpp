@@ -13,8 +13,6 @@ namespace ptxopt::emu {
 
 namespace {
 
-constexpr uint32_t kFullWarp = 0xFFFFFFFFu;
-
 uint64_t elementMask(MmaType t) {
   return mmaTypeBits(t) == 64 ? ~uint64_t(0) : (uint64_t(1) << mmaTypeBits(t)) - 1;
 }

@@ -16,8 +16,6 @@ namespace ptxopt::emu {
 
 namespace {
 
-constexpr uint32_t kFullWarp = 0xFFFFFFFFu;
-
 const char* wgmmaName(XOp op) {
   switch (op) {
     case XOp::WgmmaFence:

@@ -21,7 +21,7 @@ std::string targetArch(const std::string& ptx) {
   return ptx.substr(start, end - start);
 }
 
-std::string firstLine(const std::string& s) {
+std::string firstNonEmptyLine(const std::string& s) {
   size_t a = s.find_first_not_of('\n');
   if (a == std::string::npos) return {};
   return s.substr(a, s.find('\n', a) - a);
@@ -58,7 +58,7 @@ MutationReport runMutationCampaign(const MutationCampaignOptions& o) {
         std::string line = std::string(mutationKindName(kind)) + " " + (ptxasAccepts ? "1" : "0") + " " + (ptxoptAccepts ? "1" : "0");
         if (ptxasAccepts != ptxoptAccepts) {
           std::string where = o.files[file] + ":" + std::to_string(m.line);
-          std::string why = ptxasAccepts ? "ptxopt rejects: " + firstLine(diags.str()) : "ptxas rejects: " + firstLine(ptxasSays);
+          std::string why = ptxasAccepts ? "ptxopt rejects: " + firstNonEmptyLine(diags.str()) : "ptxas rejects: " + firstNonEmptyLine(ptxasSays);
           line += "\t" + where + " " + mutationKindName(kind) + ": '" + m.before + "' -> '" + m.after + "' (" + why + ")";
           if (!o.outDir.empty()) {
             std::string error;

@@ -11,9 +11,9 @@
 namespace ptxopt::quality {
 namespace {
 
-using Json = nlohmann::json;
+using JsonValue = nlohmann::json;
 
-uint64_t count(const Json& j, const char* key) {
+uint64_t count(const JsonValue& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
 }
@@ -29,17 +29,17 @@ size_t firstDifference(const std::string& a, const std::string& b) {
 
 bool readProgramRun(const std::string& json, ProgramRun& out, std::string& error) {
   out = ProgramRun{};
-  Json j = Json::parse(json, nullptr, false);
+  JsonValue j = JsonValue::parse(json, nullptr, false);
   if (j.is_discarded() || !j.is_object() || j.value("format", "") != "ptxrun-exec-metrics") {
     error = "not a ptxrun exec --metrics file";
     return false;
   }
   out.passes = j.value("passes", "");
-  for (const Json& m : j.value("modules", Json::array())) {
+  for (const JsonValue& m : j.value("modules", JsonValue::array())) {
     if (!m.is_object()) continue;
     out.modules.push_back({m.value("name", ""), m.value("hash", ""), m.value("ptx", ""), m.value("optimized", true)});
   }
-  for (const Json& k : j.value("kernels", Json::array())) {
+  for (const JsonValue& k : j.value("kernels", JsonValue::array())) {
     if (!k.is_object()) continue;
     ProgramRun::Kernel r;
     r.module = k.value("module", "");
@@ -52,7 +52,7 @@ bool readProgramRun(const std::string& json, ProgramRun& out, std::string& error
     r.metrics.divergentBranches = count(k, "divergent_branches");
     r.metrics.barriers = count(k, "barriers");
     r.metrics.maxReconvergenceDepth = static_cast<uint32_t>(count(k, "max_reconvergence_depth"));
-    const Json perLine = k.value("per_line", Json::object());
+    const JsonValue perLine = k.value("per_line", JsonValue::object());
     for (const auto& [line, lm] : perLine.items()) {
       emu::LineMetrics& l = r.metrics.perLine[static_cast<uint32_t>(std::strtoul(line.c_str(), nullptr, 10))];
       l.warpInstructions = count(lm, "warp_instructions");

@@ -29,7 +29,7 @@ def main():
     ap.add_argument("--ptxas", default="")
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("--seeds", default="1..240")
+    ap.add_argument("--seeds", default="1..120")
     ap.add_argument("--mutants", type=int, default=300)
     ap.add_argument("--barrier-seeds", default="1..120")
     ap.add_argument("-j", "--jobs", type=int, default=2)

@@ -19,13 +19,13 @@ using namespace ptxopt::test;
 
 namespace {
 
-const char* kRegs = ".reg .pred %p<6>;\n.reg .b32 %r<10>;\n.reg .b64 %rd<4>;\n";
+const char* kGuardedRegs = ".reg .pred %p<6>;\n.reg .b32 %r<10>;\n.reg .b64 %rd<4>;\n";
 
 struct Fn {
   std::unique_ptr<Module> m;
   Function* f = nullptr;
   explicit Fn(const std::string& body) {
-    m = parseOk(kernel(std::string(kRegs) + body, ".param .u64 out"));
+    m = parseOk(kernel(std::string(kGuardedRegs) + body, ".param .u64 out"));
     if (!m) return;
     f = &onlyFunction(*m);
     buildCfg(*f);

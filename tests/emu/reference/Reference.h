@@ -78,8 +78,11 @@ struct Registrar {
 #define PTXOPT_REF_CONCAT2(a, b) a##b
 #define PTXOPT_REF_CONCAT(a, b) PTXOPT_REF_CONCAT2(a, b)
 // PTXOPT_REFERENCE("divergent_if_else") { auto in = L.buf<int32_t>("in"); ... }
-#define PTXOPT_REFERENCE(NAME)                                                                    \
-  static void PTXOPT_REF_CONCAT(ptxoptRef_, __LINE__)(::ptxopt::ref::RefLaunch & L);              \
-  static ::ptxopt::ref::Registrar PTXOPT_REF_CONCAT(ptxoptRefReg_, __LINE__)(                     \
-      NAME, PTXOPT_REF_CONCAT(ptxoptRef_, __LINE__));                                             \
-  static void PTXOPT_REF_CONCAT(ptxoptRef_, __LINE__)([[maybe_unused]] ::ptxopt::ref::RefLaunch & L)
+// Names numbered by __COUNTER__, not __LINE__: a unity build puts many reference files in one
+// translation unit.
+#define PTXOPT_REFERENCE(NAME) PTXOPT_REFERENCE_N(NAME, __COUNTER__)
+#define PTXOPT_REFERENCE_N(NAME, N)                                                               \
+  static void PTXOPT_REF_CONCAT(ptxoptRef_, N)(::ptxopt::ref::RefLaunch & L);                     \
+  static ::ptxopt::ref::Registrar PTXOPT_REF_CONCAT(ptxoptRefReg_, N)(                            \
+      NAME, PTXOPT_REF_CONCAT(ptxoptRef_, N));                                                    \
+  static void PTXOPT_REF_CONCAT(ptxoptRef_, N)([[maybe_unused]] ::ptxopt::ref::RefLaunch & L)

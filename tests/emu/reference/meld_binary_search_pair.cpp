@@ -7,7 +7,7 @@
 using namespace ptxopt::ref;
 
 namespace {
-void reference(RefLaunch& L) {
+void meldBinarySearchPairReference(RefLaunch& L) {
   auto keys = buffer<int32_t>(L, "keys");
   auto idx = buffer<int32_t>(L, "idx");
   auto val = buffer<int32_t>(L, "val");
@@ -32,5 +32,5 @@ void reference(RefLaunch& L) {
 }
 }  // namespace
 
-PTXOPT_REFERENCE("meld_binary_search_pair.divergent") { reference(L); }
-PTXOPT_REFERENCE("meld_binary_search_pair.uniform") { reference(L); }
+PTXOPT_REFERENCE("meld_binary_search_pair.divergent") { meldBinarySearchPairReference(L); }
+PTXOPT_REFERENCE("meld_binary_search_pair.uniform") { meldBinarySearchPairReference(L); }

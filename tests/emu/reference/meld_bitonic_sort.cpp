@@ -10,7 +10,7 @@
 using namespace ptxopt::ref;
 
 namespace {
-void reference(RefLaunch& L) {
+void meldBitonicSortReference(RefLaunch& L) {
   constexpr uint32_t N = 128;
   const uint32_t kmin = L.scalar<uint32_t>("kmin");
   if (threadsPerBlock(L) != N) throw std::runtime_error("meld_bitonic_sort needs 128 threads per CTA");
@@ -31,5 +31,5 @@ void reference(RefLaunch& L) {
 }
 }  // namespace
 
-PTXOPT_REFERENCE("meld_bitonic_sort.divergent") { reference(L); }
-PTXOPT_REFERENCE("meld_bitonic_sort.uniform") { reference(L); }
+PTXOPT_REFERENCE("meld_bitonic_sort.divergent") { meldBitonicSortReference(L); }
+PTXOPT_REFERENCE("meld_bitonic_sort.uniform") { meldBitonicSortReference(L); }

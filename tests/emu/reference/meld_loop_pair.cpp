@@ -5,7 +5,7 @@
 using namespace ptxopt::ref;
 
 namespace {
-void reference(RefLaunch& L) {
+void meldLoopPairReference(RefLaunch& L) {
   auto sel = buffer<int32_t>(L, "sel");
   auto a = buffer<int32_t>(L, "a");
   auto b = buffer<int32_t>(L, "b");
@@ -25,5 +25,5 @@ void reference(RefLaunch& L) {
 }
 }  // namespace
 
-PTXOPT_REFERENCE("meld_loop_pair.divergent") { reference(L); }
-PTXOPT_REFERENCE("meld_loop_pair.uniform") { reference(L); }
+PTXOPT_REFERENCE("meld_loop_pair.divergent") { meldLoopPairReference(L); }
+PTXOPT_REFERENCE("meld_loop_pair.uniform") { meldLoopPairReference(L); }

@@ -8,7 +8,7 @@
 using namespace ptxopt::ref;
 
 namespace {
-void reference(RefLaunch& L) {
+void meldLudReference(RefLaunch& L) {
   auto dia = buffer<uint32_t>(L, "dia");
   auto row = buffer<uint32_t>(L, "row");
   auto col = buffer<uint32_t>(L, "col");
@@ -43,5 +43,5 @@ void reference(RefLaunch& L) {
 }
 }  // namespace
 
-PTXOPT_REFERENCE("meld_lud.divergent") { reference(L); }
-PTXOPT_REFERENCE("meld_lud.uniform") { reference(L); }
+PTXOPT_REFERENCE("meld_lud.divergent") { meldLudReference(L); }
+PTXOPT_REFERENCE("meld_lud.uniform") { meldLudReference(L); }

@@ -7,7 +7,7 @@
 using namespace ptxopt::ref;
 
 namespace {
-void reference(RefLaunch& L) {
+void meldMergeSortCorankReference(RefLaunch& L) {
   auto in = L.buf<int32_t>("in");
   auto out = L.buf<int32_t>("out");
   const int32_t n = L.scalar<int32_t>("n"), width = L.scalar<int32_t>("width");
@@ -24,5 +24,5 @@ void reference(RefLaunch& L) {
 }
 }  // namespace
 
-PTXOPT_REFERENCE("meld_merge_sort_corank.divergent") { reference(L); }
-PTXOPT_REFERENCE("meld_merge_sort_corank.uniform") { reference(L); }
+PTXOPT_REFERENCE("meld_merge_sort_corank.divergent") { meldMergeSortCorankReference(L); }
+PTXOPT_REFERENCE("meld_merge_sort_corank.uniform") { meldMergeSortCorankReference(L); }

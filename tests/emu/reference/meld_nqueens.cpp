@@ -27,7 +27,7 @@ int32_t complete(std::vector<int>& q, int row, int n) {
 }  // namespace
 
 namespace {
-void reference(RefLaunch& L) {
+void meldNqueensReference(RefLaunch& L) {
   auto prefix = buffer<int32_t>(L, "prefix");
   auto count = buffer<int32_t>(L, "count");
   const int32_t n = L.scalar<int32_t>("n");
@@ -48,5 +48,5 @@ void reference(RefLaunch& L) {
 }
 }  // namespace
 
-PTXOPT_REFERENCE("meld_nqueens.divergent") { reference(L); }
-PTXOPT_REFERENCE("meld_nqueens.uniform") { reference(L); }
+PTXOPT_REFERENCE("meld_nqueens.divergent") { meldNqueensReference(L); }
+PTXOPT_REFERENCE("meld_nqueens.uniform") { meldNqueensReference(L); }

@@ -7,7 +7,7 @@
 using namespace ptxopt::ref;
 
 namespace {
-void reference(RefLaunch& L) {
+void meldOddevenMergeReference(RefLaunch& L) {
   constexpr uint32_t N = 128;
   if (threadsPerBlock(L) != N) throw std::runtime_error("meld_oddeven_merge needs 128 threads per CTA");
   std::span<int32_t> all = L.buf<int32_t>("keys");
@@ -19,5 +19,5 @@ void reference(RefLaunch& L) {
 }
 }  // namespace
 
-PTXOPT_REFERENCE("meld_oddeven_merge.divergent") { reference(L); }
-PTXOPT_REFERENCE("meld_oddeven_merge.uniform") { reference(L); }
+PTXOPT_REFERENCE("meld_oddeven_merge.divergent") { meldOddevenMergeReference(L); }
+PTXOPT_REFERENCE("meld_oddeven_merge.uniform") { meldOddevenMergeReference(L); }

@@ -4,7 +4,7 @@
 using namespace ptxopt::ref;
 
 namespace {
-int32_t mix(int32_t x, int32_t y, int32_t* extra) {
+int32_t mixValues(int32_t x, int32_t y, int32_t* extra) {
   int32_t r = wadd(wmul(x, 31), y);
   if (r < 0) r = wadd(wneg(r), y & 7);
   else r = sdiv(r, y | 1);
@@ -22,8 +22,8 @@ PTXOPT_REFERENCE("noinline_device_fn") {
     int32_t i = globalX(t);
     if (i >= n) return;
     int32_t extra = i;
-    int32_t r1 = mix(a[i], b[i], &extra);
-    int32_t r2 = mix(b[i], r1, &extra);
+    int32_t r1 = mixValues(a[i], b[i], &extra);
+    int32_t r2 = mixValues(b[i], r1, &extra);
     out[i] = wadd(wadd(r1, wmul(r2, 2)), extra);
   });
 }
