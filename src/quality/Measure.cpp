@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <unordered_map>
+
+#include <unistd.h>
 
 #include "ptxopt/passes/PassManager.h"
 #include "ptxopt/ptx/Parser.h"
@@ -216,24 +219,85 @@ double estimateDynamicSass(const std::vector<SassFunction>& functions, const std
   return total;
 }
 
+namespace {
+
+// What ptxas -v and nvdisasm said about one module, as the SASS cache keeps it.
+struct AssemblerOutput {
+  double ptxasSeconds = 0;
+  std::string ptxasVerbose, sass;
+};
+
+// The cache's file for `text` assembled for `arch`: the text with its own file name (the one
+// its .file directive names, which only the line tables of the cubin carry) left out.
+std::string sassCachePath(const std::string& ptxPath, const std::string& text, const std::string& arch, const Tools& tools) {
+  std::string quoted = "\"" + baseName(ptxPath) + "\"", key = arch + "\n";
+  for (size_t at = 0;;) {
+    size_t next = text.find(quoted, at);
+    key.append(text, at, next == std::string::npos ? std::string::npos : next - at);
+    if (next == std::string::npos) break;
+    at = next + quoted.size();
+  }
+  return tools.sassCache + "/" + hex16(fnv1a(key)) + "-" + std::to_string(key.size()) + ".sass";
+}
+
+// The cache file: the seconds ptxas took, the length of its -v output, that output, then nvdisasm's.
+bool readSassCache(const std::string& path, AssemblerOutput& out) {
+  std::string text, error;
+  if (!readFile(path, text, error)) return false;
+  char* end = nullptr;
+  out.ptxasSeconds = std::strtod(text.c_str(), &end);
+  size_t length = std::strtoull(end, &end, 10);
+  size_t at = static_cast<size_t>(end - text.c_str());
+  if (at >= text.size() || text[at] != '\n' || text.size() - at - 1 < length) return false;
+  out.ptxasVerbose = text.substr(at + 1, length);
+  out.sass = text.substr(at + 1 + length);
+  return true;
+}
+
+// Written under a temporary name and renamed: a cell reading the cache meanwhile sees the whole
+// file or none.
+void writeSassCache(const std::string& path, const AssemblerOutput& out) {
+  std::string error, tmp = path + "." + std::to_string(getpid());
+  std::string text = std::to_string(out.ptxasSeconds) + " " + std::to_string(out.ptxasVerbose.size()) + "\n" +
+                     out.ptxasVerbose + out.sass;
+  if (writeFile(tmp, text, error) && std::rename(tmp.c_str(), path.c_str()) != 0) std::remove(tmp.c_str());
+}
+
+}  // namespace
+
 AssembledModule assembleModule(const std::string& ptxPath, const std::string& arch, const Tools& tools,
                                const std::string& cubinPath, double* ptxasSeconds) {
   AssembledModule a;
+  AssemblerOutput said;
+  std::string cachePath, text, error;
+  if (!tools.sassCache.empty() && readFile(ptxPath, text, error)) {
+    cachePath = sassCachePath(ptxPath, text, arch, tools);
+    if (readSassCache(cachePath, said)) {
+      if (ptxasSeconds) *ptxasSeconds = said.ptxasSeconds;
+      a.resources = parsePtxasVerbose(said.ptxasVerbose);
+      a.functions = parseNvdisasm(said.sass);
+      return a;
+    }
+  }
   auto start = std::chrono::steady_clock::now();
   ProcessResult as = runProcess({tools.ptxas, "-arch=" + arch, "-lineinfo", "-v", ptxPath, "-o", cubinPath}, tools.timeoutSeconds);
-  if (ptxasSeconds) *ptxasSeconds = secondsSince(start);
+  said.ptxasSeconds = secondsSince(start);
+  if (ptxasSeconds) *ptxasSeconds = said.ptxasSeconds;
   if (!as.ok()) {
-    std::string said = as.err.empty() ? as.out : as.err;
-    a.error = "ptxas -arch=" + arch + ": " + (said.empty() ? as.describe() : firstLines(said, 3));
+    std::string why = as.err.empty() ? as.out : as.err;
+    a.error = "ptxas -arch=" + arch + ": " + (why.empty() ? as.describe() : firstLines(why, 3));
     return a;
   }
-  a.resources = parsePtxasVerbose(as.out + as.err);
+  said.ptxasVerbose = as.out + as.err;
+  a.resources = parsePtxasVerbose(said.ptxasVerbose);
   ProcessResult dis = runProcess({tools.nvdisasm, "-c", "--print-line-info", cubinPath}, tools.timeoutSeconds);
   if (!dis.ok()) {
     a.error = "nvdisasm: " + (dis.err.empty() ? dis.describe() : firstLines(dis.err, 3));
     return a;
   }
   a.functions = parseNvdisasm(dis.out);
+  said.sass = std::move(dis.out);
+  if (!cachePath.empty()) writeSassCache(cachePath, said);
   return a;
 }
 

@@ -24,6 +24,10 @@ struct Tools {
   std::string arch = "sm_90";
   std::string secondArch = "sm_80";  // empty: none
   unsigned timeoutSeconds = 120;     // one ptxas or nvdisasm run
+  // A directory where the cells of one run share what ptxas and nvdisasm said about a module
+  // text (the module's own file name left out): a pipeline that leaves a kernel as another left
+  // it is not assembled again. Empty: every module is assembled.
+  std::string sassCache;
 };
 
 // "-O2", "branch-opt", "branch-opt+dce", "-O2@branch-opt.max-thread-depth=3".
