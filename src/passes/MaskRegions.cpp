@@ -94,7 +94,8 @@ class MaskRegions : public Pass {
       pinned_ = pinnedLabelNames(f, collectBranchTargetTables(f));
       touched_.clear();
       const std::vector<size_t> layout = layoutByRpo(f, cfg);
-      PlanInputs inputs{f, cfg, dom, pdt, uni, lv, defSites, pinned_, touched_, layout, speculate_, syncVotes_, bosccMin_};
+      PlanScratch scratch(cfg.size());
+      PlanInputs inputs{f, cfg, dom, pdt, uni, lv, defSites, pinned_, touched_, layout, scratch, speculate_, syncVotes_, bosccMin_};
       for (uint32_t e = 0; e < cfg.size(); ++e) {
         BasicBlock* E = const_cast<BasicBlock*>(cfg.rpo[e]);
         if (touched_.count(E)) continue;

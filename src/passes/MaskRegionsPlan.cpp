@@ -44,9 +44,11 @@
 
 namespace ptxopt::maskregions {
 
-std::vector<uint32_t> reach(const CfgInfo& cfg, uint32_t from, uint32_t stop, bool self) {
+std::vector<uint32_t> reach(const CfgInfo& cfg, uint32_t from, uint32_t stop, bool self, std::vector<uint8_t>* marks) {
   std::vector<uint32_t> out, stack;
-  std::vector<uint8_t> seen(cfg.size(), 0);
+  std::vector<uint8_t> own;
+  if (!marks) own.assign(cfg.size(), 0);
+  std::vector<uint8_t>& seen = marks ? *marks : own;
   auto push = [&](uint32_t s) {
     if (s == stop || seen[s]) return;
     seen[s] = 1;
@@ -61,6 +63,8 @@ std::vector<uint32_t> reach(const CfgInfo& cfg, uint32_t from, uint32_t stop, bo
     out.push_back(b);
     for (uint32_t s : cfg.succ[b]) push(s);
   }
+  if (marks)
+    for (uint32_t b : out) seen[b] = 0;
   return out;
 }
 
@@ -79,7 +83,16 @@ namespace {
 class PlanBuilder {
  public:
   PlanBuilder(uint32_t entry, const PlanInputs& inputs, Refusal& refusal)
-      : in_(inputs), cfg(inputs.cfg), refusal_(refusal), e(entry), E(const_cast<BasicBlock*>(cfg.rpo[e])), br(conditionalBranch(*E)) {}
+      : in_(inputs), cfg(inputs.cfg), refusal_(refusal), e(entry), E(const_cast<BasicBlock*>(cfg.rpo[e])), br(conditionalBranch(*E)),
+        in((inputs.scratch.prepare(), inputs.scratch.in)), pos(inputs.scratch.pos), indeg(inputs.scratch.indeg),
+        nest(inputs.scratch.nest), contrib(inputs.scratch.contrib), mask(inputs.scratch.mask) {}
+  // The shared arrays clean again: only the region's entries were written.
+  ~PlanBuilder() {
+    for (uint32_t b : inner) clear(b);
+    clear(e);
+  }
+  PlanBuilder(const PlanBuilder&) = delete;
+  PlanBuilder& operator=(const PlanBuilder&) = delete;
 
   std::optional<Plan> build() {
     if (!findExit() || !collectBlocks() || !checkShape()) return std::nullopt;
@@ -101,6 +114,18 @@ class PlanBuilder {
   }
 
  private:
+  void clear(uint32_t b) {
+    in[b] = 0;
+    pos[b] = -1;
+    indeg[b] = 0;
+    nest[b] = 0;
+    contrib[b].clear();
+    mask[b] = MRef{};
+  }
+  std::vector<uint32_t> reachFrom(uint32_t from, uint32_t stop, bool self) {
+    return reach(cfg, from, stop, self, &in_.scratch.seen);
+  }
+
   bool refuse(const char* reason, std::string text) {
     refusal_ = {reason, std::move(text)};
     return false;
@@ -135,13 +160,12 @@ class PlanBuilder {
 
   // The blocks between E and X (`inner`, and `in` by RPO number, E included).
   bool collectBlocks() {
-    inner = reach(cfg, e, x, false);
+    inner = reachFrom(e, x, false);
     for (uint32_t b : inner)
       if (in_.touched.count(cfg.rpo[b])) {  // converted in this walk: the next one sees it
         refusal_.deferred = true;
         return false;
       }
-    in.assign(cfg.size(), 0);
     in[e] = 1;
     for (uint32_t b : inner) {
       if (b == e) return refuse("loop", "the region is a loop");
@@ -186,7 +210,6 @@ class PlanBuilder {
   // blocks of a side stay together; among blocks readied together, the earlier in the layout.
   bool orderBlocks() {
     const std::vector<size_t>& layout = in_.layout;
-    std::vector<uint32_t> indeg(cfg.size(), 0);
     for (uint32_t b : inner)
       for (uint32_t q : cfg.pred[b])
         if (in[q]) ++indeg[b];
@@ -202,18 +225,16 @@ class PlanBuilder {
       ready.insert(ready.end(), now.begin(), now.end());
     }
     if (p.order.size() != inner.size() + 1) return false;  // (a cycle; refused above)
-    pos.assign(cfg.size(), -1);
     for (size_t k = 0; k < p.order.size(); ++k) pos[p.order[k]] = int(k);
     return true;
   }
 
   // Nesting depth: how many conditional blocks' inner regions hold a block, at most, plus one.
   void measureDepth() {
-    std::vector<unsigned> nest(cfg.size(), 0);
     for (uint32_t d : p.order)
       if (cfg.succ[d].size() == 2) {
         uint32_t j = in_.pdt.ipdom(d);
-        for (uint32_t b : reach(cfg, d, j, false))
+        for (uint32_t b : reachFrom(d, j, false))
           if (in[b]) p.depth = std::max(p.depth, ++nest[b]);
       }
     p.depth = std::max(p.depth, 1u);
@@ -232,7 +253,6 @@ class PlanBuilder {
       }
       return best;
     };
-    contrib.assign(cfg.size(), {});
     for (uint32_t b : inner) {
       for (uint32_t q : cfg.pred[b]) {
         Contribution c;
@@ -256,7 +276,7 @@ class PlanBuilder {
         for (uint32_t s : cfg.succ[d]) {
           if (!in[s] || s == in_.pdt.ipdom(d) || skipAt.count(pos[s])) continue;
           uint32_t xs = in_.pdt.ipdom(s);
-          std::vector<uint32_t> side = reach(cfg, s, xs, true);
+          std::vector<uint32_t> side = reachFrom(s, xs, true);
           bool ok = !side.empty();
           unsigned insts = 0;
           int last = pos[s];
@@ -353,7 +373,6 @@ class PlanBuilder {
     // Registers written inside the region (E's own instructions excepted).
     for (uint32_t b : inner)
       for (const Instruction* i : cfg.rpo[b]->insts()) i->forEachDefReg([&](RegId r) { written.insert(r); });
-    mask.assign(cfg.size(), MRef{});
 
     // An instruction may run unguarded, for every lane, when it cannot fault or have an effect
     // and what it writes is a private temporary of its block B: every definition of the
@@ -470,11 +489,6 @@ class PlanBuilder {
     }
   }
 
-  // Contributions each block's mask takes: an ancestor's mask or an edge (pred, successor).
-  struct Contribution {
-    bool edge = false;
-    uint32_t from = 0;  // the ancestor, or the edge's source
-  };
   struct Skip {
     int end = 0;  // position after the side
     bool uniform = false;
@@ -492,13 +506,16 @@ class PlanBuilder {
   uint32_t x = 0;                 // X (findExit)
   const BasicBlock* xb = nullptr;
   std::vector<uint32_t> inner;    // the blocks after E (collectBlocks)
-  std::vector<uint8_t> in;        // by RPO number: in the region, E included
-  std::vector<int> pos;           // by RPO number: the place in p.order, or -1 (orderBlocks)
-  std::vector<std::vector<Contribution>> contrib;           // by RPO number (findContributions)
+  // By RPO number, in the walk's PlanScratch (entries of the region's blocks only):
+  std::vector<uint8_t>& in;       // in the region, E included
+  std::vector<int>& pos;          // the place in p.order, or -1 (orderBlocks)
+  std::vector<uint32_t>& indeg;   // predecessors in the region not yet ordered (orderBlocks)
+  std::vector<uint32_t>& nest;    // conditional blocks whose inner region holds the block (measureDepth)
+  std::vector<std::vector<Contribution>>& contrib;  // what the block's mask is made of (findContributions)
+  std::vector<MRef>& mask;        // the block's mask (emitSteps)
   std::map<std::pair<uint32_t, uint32_t>, MRef> edgeMask;  // wanted edges, filled at the source
   std::map<int, Skip> skipAt;     // by the side's first position (findSkips)
   std::unordered_set<RegId> written;  // registers written inside the region, E's own excepted
-  std::vector<MRef> mask;         // by RPO number: each block's mask (emitSteps)
   Plan p;
 };
 

@@ -105,7 +105,39 @@ struct Plan {
 // do not enter `stop`, each once, in the order a stack walk meets them. `stop` is never in the
 // result; `from` is in it only when `self` or when a path leads back to it (a loop). Nothing
 // else is checked: a path that ends at a block without successors simply ends there.
-std::vector<uint32_t> reach(const CfgInfo& cfg, uint32_t from, uint32_t stop, bool self);
+// `seen`, when given, is an all-zero array by RPO number that reach leaves all zero again.
+std::vector<uint32_t> reach(const CfgInfo& cfg, uint32_t from, uint32_t stop, bool self,
+                            std::vector<uint8_t>* seen = nullptr);
+
+// A contribution to a block's mask: an ancestor's mask, or the edge (from, the block).
+struct Contribution {
+  bool edge = false;
+  uint32_t from = 0;  // the ancestor, or the edge's source
+};
+
+// The arrays by RPO number that the plans of one walk share, sized at the first plan: a plan
+// writes the entries of its own region's blocks only and clears them when it is done, so that a
+// plan costs its region's size, not the function's (thrust_sort has functions of thousands of
+// blocks and hundreds of branches).
+struct PlanScratch {
+  explicit PlanScratch(size_t blocks) : blocks(blocks) {}
+  void prepare() {
+    if (in.size() == blocks) return;
+    in.assign(blocks, 0);
+    seen.assign(blocks, 0);
+    pos.assign(blocks, -1);
+    indeg.assign(blocks, 0);
+    nest.assign(blocks, 0);
+    contrib.assign(blocks, {});
+    mask.assign(blocks, MRef{});
+  }
+  size_t blocks;
+  std::vector<uint8_t> in, seen;  // in the region (E included); reach's marks
+  std::vector<int> pos;           // the place in the plan's order, or -1
+  std::vector<uint32_t> indeg, nest;
+  std::vector<std::vector<Contribution>> contrib;
+  std::vector<MRef> mask;
+};
 
 // What a plan is built from: the function's analyses of the current walk and the pass's state.
 // The definition sites of a function, computed when first asked for: a walk whose branches are
@@ -135,6 +167,7 @@ struct PlanInputs {
   const std::unordered_set<std::string_view>& pinned;  // labels a branch table or debug section names
   const std::unordered_set<const BasicBlock*>& touched;  // blocks of the regions converted in this walk
   const std::vector<size_t>& layout;  // by RPO number: the block's place in the layout (layoutByRpo)
+  PlanScratch& scratch;               // one per walk
   bool speculate = true;  // knob `speculate`
   int syncVotes = 1;      // 1: vote.sync skips, 0: vote.any skips, -1: no skips
   int64_t bosccMin = 0;   // knob `boscc-min`

@@ -79,12 +79,33 @@ struct MaskRegion {
     const CfgInfo& g = cfg();
     defSites.emplace(*f);
     layout = maskregions::layoutByRpo(*f, g);
+    scratch.emplace(g.size());
     maskregions::PlanInputs in{*f,      g,      am->get<DominatorAnalysis>(), am->get<PostDominatorAnalysis>(),
                                uni(),   am->get<LivenessAnalysis>(),         *defSites,
-                               pinned,  touched, layout, /*speculate=*/true, /*syncVotes=*/1,
+                               pinned,  touched, layout, *scratch, /*speculate=*/true, /*syncVotes=*/1,
                                /*bosccMin=*/40};
     plan = maskregions::buildPlan(uint32_t(g.index(f->entry())), in, refusal);
   }
+  // The plan at the branch that ends block `b`, built with the walk's arrays or fresh ones.
+  std::optional<Plan> planAt(const BasicBlock* b, bool freshScratch) {
+    const CfgInfo& g = cfg();
+    maskregions::PlanScratch fresh(g.size());
+    maskregions::PlanInputs in{*f,      g,      am->get<DominatorAnalysis>(), am->get<PostDominatorAnalysis>(),
+                               uni(),   am->get<LivenessAnalysis>(),         *defSites,
+                               pinned,  touched, layout, freshScratch ? fresh : *scratch, /*speculate=*/true,
+                               /*syncVotes=*/1, /*bosccMin=*/40};
+    maskregions::Refusal why;
+    return maskregions::buildPlan(uint32_t(g.index(b)), in, why);
+  }
+  // The walk's shared arrays as a fresh PlanScratch has them (every plan must leave them so).
+  bool scratchClean() const {
+    const maskregions::PlanScratch& s = *scratch;
+    for (size_t b = 0; b < s.blocks; ++b)
+      if (s.in[b] || s.seen[b] || s.pos[b] != -1 || s.indeg[b] || s.nest[b] || !s.contrib[b].empty() || !s.mask[b].all())
+        return false;
+    return true;
+  }
+  std::optional<maskregions::PlanScratch> scratch;
   const CfgInfo& cfg() const { return am->get<CfgAnalysis>(); }
   const UniformityInfo& uni() const { return am->get<UniformityAnalysis>(); }
   unsigned kept(const PtxasModel& ptxas, bool withLoads = false) const {
@@ -137,6 +158,38 @@ TEST(PassHelpersMaskRegions, PlanOfADiamond) {
   ASSERT_TRUE(u.f);
   EXPECT_FALSE(u.plan);
   EXPECT_EQ(u.refusal.reason, "uniform");
+}
+
+TEST(PassHelpersMaskRegions, PlansLeaveTheWalksArraysClean) {
+  // The plans of a walk share arrays by block (PlanScratch): each plan, built or refused, leaves
+  // them as it found them, so that the next plan is the one fresh arrays would give.
+  MaskRegion r(nested(adds(2), "mul.lo.s32 %r3, %r1, 3;\n"));
+  ASSERT_TRUE(r.f);
+  ASSERT_TRUE(r.plan) << r.refusal.reason << ": " << r.refusal.text;
+  EXPECT_TRUE(r.scratchClean());
+  std::optional<Plan> shared = r.planAt(blockNamed(*r.f, "$Lthen"), false),
+                     fresh = r.planAt(blockNamed(*r.f, "$Lthen"), true);
+  ASSERT_TRUE(shared && fresh);
+  EXPECT_TRUE(r.scratchClean());
+  EXPECT_EQ(shared->order, fresh->order);
+  EXPECT_EQ(shared->steps.size(), fresh->steps.size());
+  EXPECT_EQ(shared->exit, fresh->exit);
+  EXPECT_EQ(shared->extra, fresh->extra);
+  EXPECT_EQ(shared->depth, fresh->depth);
+  // The entry's plan again, after the inner one: the same as the first.
+  std::optional<Plan> outer = r.planAt(r.f->entry(), false);
+  ASSERT_TRUE(outer);
+  EXPECT_EQ(outer->order, r.plan->order);
+  EXPECT_EQ(outer->steps.size(), r.plan->steps.size());
+  EXPECT_EQ(outer->depth, r.plan->depth);
+  EXPECT_TRUE(r.scratchClean());
+  // A refused region (warp-uniform) leaves them clean too.
+  MaskRegion u("ld.param.u64 %rd1, [ptr];\nmov.u32 %r1, %ctaid.x;\nsetp.eq.u32 %p1, %r1, 0;\n@%p1 bra $Lthen;\n"
+               "$Lelse:\n" + adds(1) + "bra.uni $Ljoin;\n$Lthen:\n" + adds(1) +
+               "$Ljoin:\nst.global.u32 [%rd1], %r3;\nret;");
+  ASSERT_TRUE(u.f);
+  EXPECT_FALSE(u.plan);
+  EXPECT_TRUE(u.scratchClean());
 }
 
 TEST(PassHelpersMaskRegions, PtxasKeptBranchesOfADiamond) {
