@@ -229,8 +229,8 @@ struct AssemblerOutput {
 
 // The cache's file for `text` assembled for `arch`: the text with its own file name (the one
 // its .file directive names, which only the line tables of the cubin carry) left out.
-std::string sassCachePath(const std::string& ptxPath, const std::string& text, const std::string& arch, const Tools& tools) {
-  std::string quoted = "\"" + baseName(ptxPath) + "\"", key = arch + "\n";
+std::string sassCachePath(const std::string& textName, const std::string& text, const std::string& arch, const Tools& tools) {
+  std::string quoted = "\"" + textName + "\"", key = arch + "\n";
   for (size_t at = 0;;) {
     size_t next = text.find(quoted, at);
     key.append(text, at, next == std::string::npos ? std::string::npos : next - at);
@@ -266,12 +266,12 @@ void writeSassCache(const std::string& path, const AssemblerOutput& out) {
 }  // namespace
 
 AssembledModule assembleModule(const std::string& ptxPath, const std::string& arch, const Tools& tools,
-                               const std::string& cubinPath, double* ptxasSeconds) {
+                               const std::string& cubinPath, double* ptxasSeconds, const std::string& textName) {
   AssembledModule a;
   AssemblerOutput said;
   std::string cachePath, text, error;
   if (!tools.sassCache.empty() && readFile(ptxPath, text, error)) {
-    cachePath = sassCachePath(ptxPath, text, arch, tools);
+    cachePath = sassCachePath(textName.empty() ? baseName(ptxPath) : textName, text, arch, tools);
     if (readSassCache(cachePath, said)) {
       if (ptxasSeconds) *ptxasSeconds = said.ptxasSeconds;
       a.resources = parsePtxasVerbose(said.ptxasVerbose);
@@ -350,7 +350,8 @@ void measureSass(const std::string& ptxPath, const std::string& text, const Tool
   if (!writeFile(path, retarget(text, tools.secondArch), error))
     second.error = error;
   else
-    second = assembleModule(path, tools.secondArch, tools, base + "." + tools.secondArch + ".cubin", nullptr);
+    second = assembleModule(path, tools.secondArch, tools, base + "." + tools.secondArch + ".cubin", nullptr,
+                            baseName(ptxPath));
   for (const KernelRun& k : kernels) k.m->second = kernelFigures(second, k.m->kernel, tools.secondArch, nullptr);
 }
 
