@@ -227,9 +227,11 @@ struct AssemblerOutput {
   std::string ptxasVerbose, sass;
 };
 
-// The cache's file for `text` assembled for `arch`: the text with its own file name (the one
-// its .file directive names, which only the line tables of the cubin carry) left out.
+// The cache's file for `text` assembled for `arch`: the text with its own file name `textName`
+// (the one its .file directive names, which only the line tables of the cubin carry) left out.
+// Empty without a cache.
 std::string sassCachePath(const std::string& textName, const std::string& text, const std::string& arch, const Tools& tools) {
+  if (tools.sassCache.empty()) return {};
   std::string quoted = "\"" + textName + "\"", key = arch + "\n";
   for (size_t at = 0;;) {
     size_t next = text.find(quoted, at);
@@ -266,18 +268,14 @@ void writeSassCache(const std::string& path, const AssemblerOutput& out) {
 }  // namespace
 
 AssembledModule assembleModule(const std::string& ptxPath, const std::string& arch, const Tools& tools,
-                               const std::string& cubinPath, double* ptxasSeconds, const std::string& textName) {
+                               const std::string& cubinPath, double* ptxasSeconds, const std::string& cachePath) {
   AssembledModule a;
   AssemblerOutput said;
-  std::string cachePath, text, error;
-  if (!tools.sassCache.empty() && readFile(ptxPath, text, error)) {
-    cachePath = sassCachePath(textName.empty() ? baseName(ptxPath) : textName, text, arch, tools);
-    if (readSassCache(cachePath, said)) {
-      if (ptxasSeconds) *ptxasSeconds = said.ptxasSeconds;
-      a.resources = parsePtxasVerbose(said.ptxasVerbose);
-      a.functions = parseNvdisasm(said.sass);
-      return a;
-    }
+  if (!cachePath.empty() && readSassCache(cachePath, said)) {
+    if (ptxasSeconds) *ptxasSeconds = said.ptxasSeconds;
+    a.resources = parsePtxasVerbose(said.ptxasVerbose);
+    a.functions = parseNvdisasm(said.sass);
+    return a;
   }
   auto start = std::chrono::steady_clock::now();
   ProcessResult as = runProcess({tools.ptxas, "-arch=" + arch, "-lineinfo", "-v", ptxPath, "-o", cubinPath}, tools.timeoutSeconds);
@@ -336,7 +334,8 @@ void measureSass(const std::string& ptxPath, const std::string& text, const Tool
   }
   std::string base = ptxPath.substr(0, ptxPath.size() - (ptxPath.ends_with(".ptx") ? 4 : 0)), error;
   double seconds = 0;
-  AssembledModule main = assembleModule(ptxPath, tools.arch, tools, base + "." + tools.arch + ".cubin", &seconds);
+  AssembledModule main = assembleModule(ptxPath, tools.arch, tools, base + "." + tools.arch + ".cubin", &seconds,
+                                        sassCachePath(baseName(ptxPath), text, tools.arch, tools));
   for (const KernelRun& k : kernels) {
     std::vector<SassFunction> functions;
     k.m->main = kernelFigures(main, k.m->kernel, tools.arch, &functions);
@@ -345,13 +344,13 @@ void measureSass(const std::string& ptxPath, const std::string& text, const Tool
       k.m->dynSassEstimate = estimateDynamicSass(functions, *k.perLine, &k.m->lineCoverage, k.m->warps);
   }
   if (tools.secondArch.empty()) return;
-  std::string path = base + "." + tools.secondArch + ".ptx";
+  std::string path = base + "." + tools.secondArch + ".ptx", secondText = retarget(text, tools.secondArch);
   AssembledModule second;
-  if (!writeFile(path, retarget(text, tools.secondArch), error))
+  if (!writeFile(path, secondText, error))
     second.error = error;
-  else
+  else  // (the copy's .file directive names the main file)
     second = assembleModule(path, tools.secondArch, tools, base + "." + tools.secondArch + ".cubin", nullptr,
-                            baseName(ptxPath));
+                            sassCachePath(baseName(ptxPath), secondText, tools.secondArch, tools));
   for (const KernelRun& k : kernels) k.m->second = kernelFigures(second, k.m->kernel, tools.secondArch, nullptr);
 }
 

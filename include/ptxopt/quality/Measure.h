@@ -88,10 +88,10 @@ struct AssembledModule {
   std::map<std::string, PtxasResources> resources;
   bool ok() const { return error.empty(); }
 };
-// `textName`: the file name the module's own .file directive names, which the SASS cache's key
-// leaves out (empty: ptxPath's; the second target's copy names the main file).
+// `cachePath`: where the SASS cache keeps what ptxas and nvdisasm say of this module (empty: no
+// cache).
 AssembledModule assembleModule(const std::string& ptxPath, const std::string& arch, const Tools& tools,
-                               const std::string& cubinPath, double* ptxasSeconds, const std::string& textName = "");
+                               const std::string& cubinPath, double* ptxasSeconds, const std::string& cachePath = "");
 // The figures of `kernel` in an assembled module: its entry and the non-entry functions
 // (kernelFunctions), which go to `functions`.
 TargetFigures kernelFigures(const AssembledModule& module, const std::string& kernel, const std::string& arch,
