@@ -21,8 +21,16 @@ from skip import skipped  # noqa: E402
 BAR_COLORS = {"-O0": (0x4E, 0x79, 0xA7), "-O2": (0xF2, 0x8E, 0x2B)}
 
 
+def _add_bytes(x, y):
+    """x + y byte by byte, modulo 256 (no carry between bytes), on equal-length byte strings."""
+    n = len(x)
+    low = int.from_bytes(b"\x7f" * n, "big")
+    a, b = int.from_bytes(x, "big"), int.from_bytes(y, "big")
+    return (((a & low) + (b & low)) ^ ((a ^ b) & ~low & ((1 << (8 * n)) - 1))).to_bytes(n, "big")
+
+
 def read_png(path):
-    """(width, height, rows of RGB tuples) of an 8-bit RGB or RGBA PNG (what Chromium writes)."""
+    """(width, height, channels, rows of pixels as bytes) of an 8-bit RGB or RGBA PNG (what Chromium writes)."""
     data = open(path, "rb").read()
     if data[:8] != b"\x89PNG\r\n\x1a\n":
         raise ValueError("not a PNG")
@@ -40,27 +48,45 @@ def read_png(path):
         pos += 12 + length
     raw = zlib.decompress(idat)
     stride = width * channels
-    rows, prev = [], bytearray(stride)
+    rows, prev = [], bytes(stride)
     for y in range(height):
         f = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for x in range(stride):
-            a = line[x - channels] if x >= channels else 0
-            b = prev[x]
-            c = prev[x - channels] if x >= channels else 0
-            if f == 1:
-                line[x] = (line[x] + a) & 255
-            elif f == 2:
-                line[x] = (line[x] + b) & 255
-            elif f == 3:
-                line[x] = (line[x] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append([tuple(line[i:i + 3]) for i in range(0, stride, channels)])
+        line = raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)]
+        if f == 2:  # Up, the filter of most rows of a page: one addition over the whole row
+            line = _add_bytes(line, prev)
+        elif f != 0:
+            line = bytearray(line)
+            for x in range(stride):
+                a = line[x - channels] if x >= channels else 0
+                b = prev[x]
+                c = prev[x - channels] if x >= channels else 0
+                if f == 1:
+                    line[x] = (line[x] + a) & 255
+                elif f == 3:
+                    line[x] = (line[x] + (a + b) // 2) & 255
+                elif f == 4:
+                    p = a + b - c
+                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                    line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+            line = bytes(line)
         prev = line
-    return width, height, rows
+        rows.append(line)
+    return width, height, channels, rows
+
+
+def count_pixels(rows, channels, colors, tolerance):
+    """(non-white pixels, {name: pixels within tolerance of colour on every channel})."""
+    def mask(row, channel, table):
+        return int.from_bytes(row[channel::channels].translate(table), "big")
+    not_white = bytes(0 if v == 255 else 1 for v in range(256))
+    near = {name: [bytes(1 if abs(v - c[k]) <= tolerance else 0 for v in range(256)) for k in range(3)]
+            for name, c in colors.items()}
+    nonwhite, counts = 0, {name: 0 for name in colors}
+    for row in rows:
+        nonwhite += bin(mask(row, 0, not_white) | mask(row, 1, not_white) | mask(row, 2, not_white)).count("1")
+        for name, tables in near.items():
+            counts[name] += bin(mask(row, 0, tables[0]) & mask(row, 1, tables[1]) & mask(row, 2, tables[2])).count("1")
+    return nonwhite, counts
 
 
 def main():
@@ -98,16 +124,8 @@ def main():
     if not os.path.exists(shot):
         print("error: Chromium wrote no screenshot (exit %d): %s" % (r.returncode, r.stderr[-2000:]))
         return 1
-    width, height, rows = read_png(shot)
-    counts = {name: 0 for name in BAR_COLORS}
-    nonwhite = 0
-    for row in rows:
-        for px in row:
-            if px != (255, 255, 255):
-                nonwhite += 1
-            for name, color in BAR_COLORS.items():
-                if all(abs(px[k] - color[k]) <= 6 for k in range(3)):
-                    counts[name] += 1
+    width, height, channels, rows = read_png(shot)
+    nonwhite, counts = count_pixels(rows, channels, BAR_COLORS, 6)
     print("screenshot %dx%d: %d non-white pixels; bar pixels: %s" % (
         width, height, nonwhite, ", ".join("%s %d" % kv for kv in counts.items())))
     # Five kernels x five charts x a bar of 7 x ~500 pixels per pipeline: far above 2,000 each.
