@@ -59,6 +59,7 @@ class MaskRegions : public Pass {
     bosccMin_ = k.getInt("boscc-min");
     costKnobs_.treeDivergenceCost = k.getFloat("tree-divergence-cost");
     costKnobs_.prior = k.getFloat("divergence-prior");
+    costKnobs_.priorMargin = k.getFloat("prior-margin");
     keepInner_ = k.getBool("keep-inner");
     costKnobs_.ptxasTriangleCheck = k.getBool("ptxas-triangle-check");
     costKnobs_.extraLatencyCheck = k.getBool("extra-latency-check");
@@ -344,6 +345,7 @@ PassInfo maskRegionsPassInfo() {
               {"loops", KnobType::Bool, "false", "loops whose exit diverges become uniform loops under a mask (vote.sync.any on the back edge)"},
               {"tree-divergence-cost", KnobType::Float, "1.5", "with a profile: ptxas.divergence-cost in a region no two of whose paths meet before its end (an else-if chain, a tree of ifs)"},
               {"divergence-prior", KnobType::Float, "0.5", "without a profile: the share of the executions of a branch that may diverge in which it splits, for the expected-cost model; negative: no model, convert what the limits allow"},
+              {"prior-margin", KnobType::Float, "0.02", "without a profile: the share of the branching cost by which the straight-line form must be expected cheaper (the prior is a guess; a closer call keeps what ptxas would do)"},
               {"keep-inner", KnobType::Bool, "true", "a region the expected-cost model keeps keeps its inner branches too (no conversion of its inner regions one by one)"},
               {"ptxas-triangle-check", KnobType::Bool, "true", "keep a one-branch region whose sides ptxas predicates itself when it defines a register live after it (ptxas makes a SEL of the guarded definition)"},
           },

@@ -202,16 +202,21 @@ Decision decideRegion(const Plan& p, const CfgInfo& cfg, const UniformityInfo& u
   const char* model = nullptr;
   if (c || k.prior >= 0) {
     auto [linear, branching] = expectedCosts(p, cfg, c, ctx, uni, k);
+    // Without a profile the prior decides, and it is a guess: a gain within prior-margin is as
+    // likely a loss on the launches where the branch never splits (bitonic sort's step).
+    double margin = c ? 0.0 : std::clamp(k.priorMargin, 0.0, 0.5);
     char buf[240];
     if (c)
       std::snprintf(buf, sizeof buf, "profile: %llu executions; expected %.2f instructions straight-line against %.2f branching",
                     static_cast<unsigned long long>(c->executions()), linear, branching);
     else
-      std::snprintf(buf, sizeof buf, "no profile: with divergence-prior %.2f, expected %.2f instructions straight-line against %.2f branching",
-                    std::min(k.prior, 1.0), linear, branching);
+      std::snprintf(buf, sizeof buf,
+                    "no profile: with divergence-prior %.2f, expected %.2f instructions straight-line against %.2f "
+                    "branching (prior-margin %.2f)",
+                    std::min(k.prior, 1.0), linear, branching, margin);
     why = buf;
     model = c ? "profile" : "prior";
-    if (!convertedWins(linear, branching)) return Decision{false, model, why, model};
+    if (!convertedWins(linear, branching * (1 - margin))) return Decision{false, model, why, model};
   }
   return Decision{true, "", why, model};
 }

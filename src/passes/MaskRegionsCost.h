@@ -55,6 +55,7 @@ struct CostKnobs {
   int64_t maxSize = 0, maxDepth = 0, maxLiveMasks = 0, maxExtra = 0;
   double treeDivergenceCost = 1.5;  // tree-divergence-cost
   double prior = -1;                // divergence-prior; negative: no model
+  double priorMargin = 0;           // prior-margin
   bool ptxasTriangleCheck = true, extraLatencyCheck = true, loadBranchCheck = true, thresholdCheck = true;
 };
 
