@@ -178,8 +178,11 @@ double estimateDynamicSass(const std::vector<SassFunction>& functions, const std
     for (size_t j = 0; j < blocks.size(); ++j) {
       const SassBlock& b = blocks[j];
       // Votes: how many of the block's instructions say the block ran c times. Unguarded
-      // instructions vote first; a block of guarded instructions only lets them vote.
-      std::unordered_map<uint64_t, uint64_t> votes, guardedVotes;
+      // instructions vote first; guarded ones only in a block without those; last, the
+      // instructions ptxas places where it likes (convergence barriers BSSY and BSYNC,
+      // constant-bank loads LDC and ULDC) when their line never ran: ptxas hoists them into loop
+      // headers from inner loops that may never run, and there they issue as often as the header.
+      std::unordered_map<uint64_t, uint64_t> votes, guardedVotes, placedVotes;
       for (size_t k = b.first; k <= b.last; ++k) {
         if (isPadding(f, k)) continue;
         ++size[j];
@@ -187,10 +190,11 @@ double estimateDynamicSass(const std::vector<SassFunction>& functions, const std
         std::optional<uint64_t> c = countOf(i.ptxLine);
         if (!c) continue;
         ++withLine;
-        ++(i.guarded() ? guardedVotes : votes)[*c / copiesOf(i.ptxLine)];
+        bool placed = *c == 0 && is(i, {"BSSY", "BSYNC", "LDC", "ULDC"});
+        ++(placed ? placedVotes : i.guarded() ? guardedVotes : votes)[*c / copiesOf(i.ptxLine)];
       }
       counted += size[j];
-      if (votes.empty()) votes = guardedVotes;
+      if (votes.empty()) votes = guardedVotes.empty() ? placedVotes : guardedVotes;
       uint64_t best = 0, bestVotes = 0;
       for (const auto& [c, n] : votes)
         if (n > bestVotes || (n == bestVotes && c > best)) {

@@ -188,6 +188,28 @@ TEST(Quality, EstimateBoundsOnlyByBoundsNotByVotes) {
   EXPECT_DOUBLE_EQ(estimateDynamicSass({f}, perLine), 2.0 * 4 + 2.0 * 2 + 1.0 * 2 + 1.0 * 2 + 2.0 * 4);
 }
 
+TEST(Quality, EstimateLetsFreelyPlacedInstructionsVoteLast) {
+  // mma_ldmatrix_gemm's main loop (4 warps x 8 trips = 32): ptxas hoisted a constant load and the
+  // BSSY of an inner copy loop that never runs (its lines count 0) into the loop's header, where
+  // they outvoted the header's own compare 2 to 1; the whole loop then counted 0. They vote only
+  // in a block without other votes.
+  SassFunction f;
+  f.name = "k";
+  f.isEntry = true;
+  f.instructions = {sass("IADD3", 10),                                               // 4
+                    sass("ISETP.GT.AND", 20, "", "", ".LH"), sass("ULDC", 70),         // header: 32
+                    sass("BSSY", 70), sass("BRA", 21, "@P0", ".LX"),
+                    sass("LDG.E", 30), sass("STS", 31),                                // body: 32
+                    sass("BSYNC", 40, "", "", ".LX"),                                  // 32 (BSYNC alone)
+                    sass("ISETP.LE.AND", 50), sass("BRA", 51, "@!P0", ".LH"),          // latch: 32
+                    sass("EXIT", 60)};                                                 // 4
+  std::map<uint32_t, emu::LineMetrics> perLine;
+  for (uint32_t l : {10u, 60u}) perLine[l].warpInstructions = 4;
+  for (uint32_t l : {20u, 21u, 30u, 31u, 40u, 50u, 51u}) perLine[l].warpInstructions = 32;
+  perLine[70].warpInstructions = 0;
+  EXPECT_DOUBLE_EQ(estimateDynamicSass({f}, perLine), 1.0 * 4 + 4.0 * 32 + 2.0 * 32 + 1.0 * 32 + 2.0 * 32 + 1.0 * 4);
+}
+
 TEST(Quality, EstimateDividesALineAmongItsUnrolledCopies) {
   // ptxas unrolled a 10-trip loop by four: a main loop with four copies of line 50 (and its
   // control, lines 51-52, once) and a remainder loop with one copy of each. The lines ran 40
