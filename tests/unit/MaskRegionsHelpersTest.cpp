@@ -332,7 +332,13 @@ TEST(PassHelpersMaskRegions, DecideRegion) {
   EXPECT_STREQ(d.model, "prior");
   EXPECT_EQ(d.why,
             "no profile: with divergence-prior 0.50, expected 8.00 instructions straight-line against 9.00 "
-            "branching");
+            "branching (prior-margin 0.00)");
+  // With prior-margin 0.2 the gain (1 in 9) is too small: kept.
+  k.priorMargin = 0.2;
+  d = maskregions::decideRegion(*r.plan, r.cfg(), r.uni(), facts, ctx, k);
+  EXPECT_FALSE(d.convert);
+  EXPECT_STREQ(d.reason, "prior");
+  k.priorMargin = 0;
   // A prior of 0 (no split) keeps it: 8 against 5.
   k.prior = 0;
   d = maskregions::decideRegion(*r.plan, r.cfg(), r.uni(), facts, ctx, k);
