@@ -393,6 +393,21 @@ void Gen::genMeldPair(const Ctx& c, unsigned budget) {
       rename[m[1].str()] = newLabel(hint.c_str());
     }
   }
+  // Now and then the copy starts with a block only it has (DARM's one-sided region, meld's
+  // Pad): a divergent test that sends some lanes through a block of arithmetic of their own,
+  // which goes on to the copy's first block or to the end.
+  std::string oneSided, armStart;
+  if (p.uni == Uni::Div && rng.chance(30)) {  // (a uniform pair's arm may hold a barrier)
+    pushScope();  // the test's values exist on this side only
+    Value q = genCond(ic, Uni::Div);
+    oneSided = newLabel("meld_one");
+    branch(q, rng.coin(), oneSided);
+    popScope();
+    if (rng.coin()) {
+      armStart = newLabel("meld_arm");
+      label(armStart);
+    }
+  }
   static const std::regex kPlain(R"(^(\t(?:add|sub)\.[su]32|\tmul\.lo\.[su]32) (.*), (-?\d+);$)");
   for (const std::string& line : arm) {
     std::string out = substitute(line, rename);
@@ -405,6 +420,15 @@ void Gen::genMeldPair(const Ctx& c, unsigned budget) {
   }
   fn_->instructions += armInsts;
   fn_->dynamic += armDyn;
+  if (!oneSided.empty()) {
+    jump(end);
+    label(oneSided);
+    pushScope();  // what the block defines is not defined on the other paths
+    genArith(ic);
+    popScope();
+    jump(armStart.empty() ? end : armStart);
+    shape(armStart.empty() ? "meld.pair.one-sided-exit" : "meld.pair.one-sided");
+  }
   label(end);
   shape(p.uni == Uni::Div ? "meld.pair.div" : "meld.pair.uniform");
 }

@@ -29,9 +29,11 @@
 // instruction with an effect other than a plain store is melded; a region holding a convergent
 // instruction or a call is left alone, since its lanes would run it in other company.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -64,9 +66,14 @@ struct MeldRegion {
   // Pairs of blocks (left, right) in the left side's layout order; `swapped` when the right
   // block's conditional branch reaches the partner of the left one's taken target by falling
   // through.
+  // A pair with one block only (l or r null) is a one-sided block (Meld::Pad): with `passTo`,
+  // the conditional block that the other side's lanes pass through on to passTo's pair; without,
+  // the excursion only its own side's lanes enter.
   struct Pair {
     BasicBlock *l, *r;
     bool swapped = false;
+    BasicBlock* passTo = nullptr;
+    bool throughTaken = false;  // a one-sided block's taken edge is the one in step with passTo
   };
   std::vector<Pair> pairs;
   std::unordered_set<const BasicBlock*> leftBlocks, rightBlocks;
@@ -76,6 +83,7 @@ struct MeldRegion {
 // and the `.pragma` lines (the melded block takes them from both sides, unguarded).
 std::vector<Instruction*> body(BasicBlock* b) {
   std::vector<Instruction*> v;
+  if (!b) return v;  // the missing block of a one-sided pair
   for (Instruction* i : b->insts())
     if (!i->is(Opcode::Pragma)) v.push_back(i);
   if (!v.empty() && v.back()->is(Opcode::Bra)) v.pop_back();
@@ -216,13 +224,70 @@ class Meld : public Pass {
 
   // ---- the shape ------------------------------------------------------------------------
 
-  // Pairs the blocks of the two sides by a walk in step from (l, r); false when the shapes
-  // differ or a side leaves the region other than to the join.
+  // A conditional block that only one side has (DARM's one-sided region, in its smallest form):
+  // `at` on `side` (0 left, 1 right) branches to `excursion`, a block entered from `at` alone
+  // that jumps on, and to `through`, where that side goes on in step with the other. The other
+  // side's lanes pass through `at`'s melded block on to `through`'s partner; `excursion` is
+  // melded with nothing. LUD's column side: `if (i == 0)` around its inner loop, which the row
+  // side (from i = 1) does not test.
+  struct Pad {
+    int side = -1;
+    BasicBlock *at = nullptr, *excursion = nullptr, *through = nullptr;
+  };
+
+  // Pairs the blocks of the two sides: the walk in step, and where it fails on "the two sides
+  // branch differently", again with each one-sided conditional block (Pad) a side has.
   bool pairBlocks(MeldRegion& r, std::string& why) {
+    if (walkInStep(r, Pad{}, why) || why != kBranchDifferently) return why.empty();
+    std::vector<Pad> pads;
+    for (int side = 0; side < 2; ++side) {
+      for (BasicBlock* x : sideBlocks(r, side ? r.right : r.left))
+        for (int arm = 0; arm < 2 && x->succs().size() == 2; ++arm) {
+          BasicBlock* e = x->succs()[arm].to;
+          BasicBlock* t = x->succs()[1 - arm].to;
+          if (e == r.join || e == x || e->preds().size() != 1 || e->succs().size() != 1 || e->succs()[0].to == x ||
+              e->succs()[0].kind == EdgeKind::Indexed || isTrampoline(e) || !conditionalBranch(*x))
+            continue;
+          pads.push_back(Pad{side, x, e, t});
+        }
+    }
+    for (const Pad& pad : pads) {
+      std::string padWhy;
+      if (walkInStep(r, pad, padWhy)) return why.clear(), true;
+    }
+    return false;
+  }
+
+  // The blocks a side's first block reaches before the join (at most max-blocks of them, more
+  // are not walked anyway), in layout order.
+  std::vector<BasicBlock*> sideBlocks(const MeldRegion& r, BasicBlock* first) const {
+    std::unordered_set<const BasicBlock*> seen{first};
+    std::vector<BasicBlock*> work{first};
+    while (!work.empty() && int64_t(seen.size()) <= 2 * maxBlocks_) {
+      BasicBlock* x = work.back();
+      work.pop_back();
+      for (const Edge& e : x->succs())
+        if (e.to != r.join && e.to != r.header && seen.insert(e.to).second) work.push_back(e.to);
+    }
+    std::vector<BasicBlock*> out;
+    for (BasicBlock* x : f_->blocks())
+      if (seen.count(x)) out.push_back(x);
+    return out;
+  }
+
+  static constexpr const char* kBranchDifferently = "the two sides branch differently";
+
+  // The walk in step from (l, r), with `pad` when it has a side: false when the shapes differ or
+  // a side leaves the region other than to the join.
+  bool walkInStep(MeldRegion& r, const Pad& pad, std::string& why) {
+    r.pairs.clear();
+    r.leftBlocks.clear();
+    r.rightBlocks.clear();
+    forward_.clear();
     std::unordered_map<const BasicBlock*, BasicBlock*> toRight, toLeft;
     std::vector<std::pair<BasicBlock*, BasicBlock*>> work{{r.left, r.right}};
-    forward_.clear();
     std::unordered_set<const BasicBlock*> swapped;  // left blocks whose targets pair crosswise
+    BasicBlock* passTo = nullptr;                   // the other side's block pad.at passes its lanes to
     auto admissible = [&](BasicBlock* x) {
       return x != r.header && x != f_->entry() && !(x->hasLabel() && pinned_.count(f_->labelName(x->label())));
     };
@@ -242,6 +307,17 @@ class Meld : public Pass {
       work.pop_back();
       a = forward(a, r.leftBlocks);
       b = forward(b, r.rightBlocks);
+      if (pad.side >= 0 && (pad.side ? b : a) == pad.at) {
+        // The other side passes through: on every visit the same block of it.
+        BasicBlock* other = pad.side ? a : b;
+        if (passTo && passTo != other) return why = "a one-sided block is reached in step with two blocks", false;
+        if (!passTo) {
+          if (other == r.join || !admissible(pad.at)) return why = kBranchDifferently, false;
+          passTo = other;
+        }
+        work.push_back(pad.side ? std::pair{a, pad.through} : std::pair{pad.through, b});
+        continue;
+      }
       if (a == r.join || b == r.join) {
         if (a != b) return why = "one side reaches the join where the other does not", false;
         continue;
@@ -250,7 +326,7 @@ class Meld : public Pass {
       auto ib = toLeft.find(b);
       if (ia != toRight.end() || ib != toLeft.end()) {
         if (ia == toRight.end() || ib == toLeft.end() || ia->second != b || ib->second != a)
-          return why = "the two sides branch differently", false;
+          return why = kBranchDifferently, false;
         continue;
       }
       if (!admissible(a) || !admissible(b)) return why = "a side block is the entry, the header or a pinned label", false;
@@ -258,7 +334,7 @@ class Meld : public Pass {
       toRight[a] = b;
       toLeft[b] = a;
       if (a->succs().size() != b->succs().size() || a->succs().empty() || a->succs().size() > 2)
-        return why = "the two sides branch differently", false;
+        return why = kBranchDifferently, false;
       for (BasicBlock* x : {a, b})
         for (const Edge& e : x->succs())
           if (e.kind == EdgeKind::Indexed) return why = "an indexed branch inside a side", false;
@@ -278,6 +354,10 @@ class Meld : public Pass {
       auto clash = [&](BasicBlock* x, BasicBlock* y) {
         x = skipTrampolines(x, r.join, admissible);
         y = skipTrampolines(y, r.join, admissible);
+        if (pad.side >= 0 && (pad.side ? y : x) == pad.at) {  // in step with passTo only
+          BasicBlock* o = pad.side ? x : y;
+          return o == r.join || (passTo && passTo != o);
+        }
         if ((x == r.join) != (y == r.join)) return true;
         auto ix = toRight.find(x);
         auto iy = toLeft.find(y);
@@ -287,6 +367,16 @@ class Meld : public Pass {
       if (swap) swapped.insert(a);
       work.push_back({af, swap ? bt : bf});
       work.push_back({at, swap ? bf : bt});
+    }
+    // The one-sided blocks: pad.at was reached, and the excursion rejoins the walk (a paired
+    // block of its side, or the join).
+    BasicBlock* rejoin = nullptr;
+    if (pad.side >= 0) {
+      if (!passTo) return why = kBranchDifferently, false;
+      rejoin = forward(pad.excursion->succs()[0].to, pad.side ? r.rightBlocks : r.leftBlocks);
+      if (rejoin != r.join && !(pad.side ? toLeft.count(rejoin) : toRight.count(rejoin)))
+        return why = kBranchDifferently, false;
+      for (BasicBlock* x : {pad.at, pad.excursion}) (pad.side ? r.rightBlocks : r.leftBlocks).insert(x);
     }
     // Single entry: a side block is entered only from its own side, its first block from H only.
     for (const auto& [x, y] : toRight) {
@@ -301,8 +391,19 @@ class Meld : public Pass {
         for (const BasicBlock* p : x->preds())
           if (!side->count(p) && !(p == r.header && (x == r.left || x == r.right)))
             return why = "a side is entered from outside", false;
+    // In the left side's layout order; the one-sided block just before the pair its other side's
+    // lanes go on to, the excursion last.
     for (BasicBlock* x : f_->blocks())
-      if (toRight.count(x)) r.pairs.push_back({x, toRight[x], swapped.count(x) != 0});
+      if (toRight.count(x)) r.pairs.push_back({x, toRight[x], swapped.count(x) != 0, nullptr});
+    if (pad.side >= 0) {
+      auto it = std::find_if(r.pairs.begin(), r.pairs.end(),
+                             [&](const MeldRegion::Pair& p) { return (pad.side ? p.l : p.r) == passTo; });
+      const bool taken = pad.at->successor(EdgeKind::Taken) == pad.through;
+      r.pairs.insert(it, pad.side ? MeldRegion::Pair{nullptr, pad.at, false, passTo, taken}
+                                  : MeldRegion::Pair{pad.at, nullptr, false, passTo, taken});
+      r.pairs.push_back(pad.side ? MeldRegion::Pair{nullptr, pad.excursion, false, nullptr}
+                                 : MeldRegion::Pair{pad.excursion, nullptr, false, nullptr});
+    }
     return true;
   }
 
@@ -348,7 +449,7 @@ class Meld : public Pass {
     if (i.info().is(OpFlag::MemRead | OpFlag::MemWrite | OpFlag::Atomic))
       return isParamSpace(i.space()) || i.space() == StateSpace::Const ? 1 : memoryWeight_;
     if (i.info().is(OpFlag::LongLatency)) return longLatencyWeight_;
-    return 1;
+    return PtxasModel::issueWidth(i.opcode(), i.type());
   }
 
   // Whether the right side's register `rr` may take the left side's name `rl` (see the header).
@@ -400,9 +501,21 @@ class Meld : public Pass {
 
   // What choosing between two leaves costs: instructions in the melded block, and instructions
   // in H (selects of invariant leaves, shared by every pair that asks for the same one).
+  // A base register chosen between two others in a melded block, the left one moved by `diff`
+  // (the two offsets' difference): every address of the block on the same two bases with the
+  // same difference reads it, until an instruction writes either base.
+  struct MovedBase {
+    RegId left, right;  // the right one under its new name
+    int64_t diff;
+    int count;  // the instructions that choose it: the select, and the add moving the left base
+  };
   struct Selects {
     int body = 0, hoisted = 0;
-    bool swapped = false;  // the right instruction's two sources are paired crosswise
+    bool swapped = false;            // the right instruction's two sources are paired crosswise
+    // Of `body`, the chosen bases (an instruction has at most two addresses: cp.async), which a
+    // block makes once; a fixed array, since the alignment asks for every pair of instructions.
+    std::array<MovedBase, 2> bases{};
+    unsigned numBases = 0;
   };
 
   // The selects a pair of leaves read by two paired instructions needs (added to `s`); false
@@ -430,24 +543,20 @@ class Meld : public Pass {
       if (a.addressBase() != AddressBase::Reg) return a == b;  // a symbol's or an absolute address
       const bool sameBase = sameReg(a.id, b.id, n);
       if (sameBase && a.value == b.value) return true;
-      if (selectType(*f_, Operand::reg(a.id), Operand::reg(b.id), ScalarType::None) == ScalarType::None) return false;
-      if (sameBase) {  // the select of the offsets is one of immediates (below): ptxas puts it back
-        if (invariant(a)) {
-          s.hoisted += 2;
-          key("moved", {int64_t(a.id), a.value - b.value});
-          key("offset", {int64_t(f_->reg(a.id).type), a.value - b.value});
-        } else {
-          s.body += 2;
-        }
-        return true;
-      }
-      const int k = a.value == b.value ? 1 : 2;
-      if (invariant(a) && invariant(b)) {
+      const ScalarType baseType = selectType(*f_, Operand::reg(a.id), Operand::reg(b.id), ScalarType::None);
+      if (baseType == ScalarType::None) return false;
+      const int w = int(PtxasModel::issueWidth(Opcode::Selp, baseType));  // the add's width too
+      // What chooseOperands writes: for one base, an add of a select of the two offsets (ptxas
+      // puts the select of immediates back into the add); for two, each base moved by its
+      // offset where the offsets differ and is not 0, then a select. Once per block for the
+      // addresses on the same bases at the same distance (MovedBase).
+      const int k = sameBase ? 2 * w : (1 + (a.value != b.value ? (a.value != 0) + (b.value != 0) : 0)) * w;
+      if (sameBase ? invariant(a) : invariant(a) && invariant(b)) {
         s.hoisted += k;
-        key("base", {int64_t(a.id), int64_t(renamed(b.id)), a.value - b.value});
-        if (k == 2) key("base-moved", {int64_t(a.id), a.value - b.value});
+        key("base", {int64_t(a.id), int64_t(renamed(b.id)), a.value, b.value});
       } else {
         s.body += k;
+        if (s.numBases < s.bases.size()) s.bases[s.numBases++] = {a.id, renamed(b.id), a.value - b.value, k};
       }
       return true;
     }
@@ -455,12 +564,13 @@ class Meld : public Pass {
     if (t == ScalarType::None) return false;
     // A select of two immediates goes to H too, but ptxas puts it back: the reader becomes two
     // instructions, the second under the side's predicate (`VIADD R, R, 3; @P VIADD R, R, -3`).
+    const int w = int(PtxasModel::issueWidth(Opcode::Selp, t));
     if (invariant(a) && invariant(b) && !(isImmediate(a) && isImmediate(b))) {
-      ++s.hoisted;
+      s.hoisted += w;
       key("select", {int64_t(a.kind), a.isReg() ? int64_t(a.id) : a.value, int64_t(a.flags), int64_t(b.kind),
                      b.isReg() ? int64_t(renamed(b.id)) : b.value, int64_t(b.flags), int64_t(t)});
     } else {
-      ++s.body;
+      s.body += w;
     }
     return true;
   }
@@ -575,8 +685,8 @@ class Meld : public Pass {
     const auto lruns = sideRuns(r, r.leftBlocks, r.left, cfg, counts, odds.taken);
     const auto rruns = sideRuns(r, r.rightBlocks, r.right, cfg, counts, odds.fall);
     for (const auto& p : r.pairs) {
-      plan.lruns.push_back(lruns.at(p.l));
-      plan.rruns.push_back(rruns.at(p.r));
+      plan.lruns.push_back(p.l ? lruns.at(p.l) : 0.0);
+      plan.rruns.push_back(p.r ? rruns.at(p.r) : 0.0);
     }
     if (!mayPairEnough(r, plan))
       return refuse(r, "dissimilar", "the two sides' common opcodes cannot reach min-similarity");
@@ -656,6 +766,7 @@ class Meld : public Pass {
     emit(r, plan);
     ctx_->count("melded");
     ctx_->count("melded-blocks", r.pairs.size());
+    ctx_->count("melded-one-sided", size_t(std::count_if(r.pairs.begin(), r.pairs.end(), [](const auto& p) { return !p.l || !p.r; })));
     ctx_->count("melded-instructions", plan.pairs);
     ctx_->count("selects", plan.selects);
     ctx_->count("entry-copies", plan.entryCopies);
@@ -795,29 +906,43 @@ class Meld : public Pass {
       double left = 0, right = 0, melded = 0;
       for (Instruction* i : plan.lbody[p]) left += weight(*i);
       for (Instruction* i : plan.rbody[p]) right += weight(*i);
+      std::vector<MovedBase> made;  // the chosen bases the block holds so far (emit: baseCache_)
       for (const AlignStep& s : plan.steps[p]) {
+        const bool left = s.left >= 0;
+        const Instruction& i = left ? *plan.lbody[p][s.left] : *plan.rbody[p][s.right];
         if (s.isPair()) {
-          const Instruction& a = *plan.lbody[p][s.left];
           keys.clear();
-          Selects sel = *pairSelects(a, *plan.rbody[p][s.right], Naming::Decided, &keys);
+          Selects sel = *pairSelects(i, *plan.rbody[p][s.right], Naming::Decided, &keys);
           hoisted.insert(keys.begin(), keys.end());
-          melded += weight(a) + sel.body;
-          plan.matched += weight(a) * plan.meldedRuns(p);
+          for (const MovedBase& m : std::span(sel.bases.data(), sel.numBases)) {
+            if (std::any_of(made.begin(), made.end(), [&](const MovedBase& x) { return sameBase(x, m); }))
+              sel.body -= m.count;
+            else
+              made.push_back(m);
+          }
+          melded += weight(i) + sel.body;
+          plan.matched += weight(i) * plan.meldedRuns(p);
           plan.selects += unsigned(sel.body);
           ++plan.pairs;
         } else {
           // A lone instruction runs under its side's guard; where it writes a register, ptxas
           // keeps the other lanes' value with a SEL (measured on the SASS of melded diamonds).
-          const Instruction& i = s.left >= 0 ? *plan.lbody[p][s.left] : *plan.rbody[p][s.right];
           melded += weight(i) + (i.numDefOperands() ? kGuardedWriteCost : 0);
         }
+        i.forEachDefReg([&](RegId d) { forgetBases(made, left ? d : renamed(d)); });
       }
       plan.total += plan.meldedRuns(p) * (left + right);
-      // The branches: one each side, one melded (a condition select where they differ).
+      // The branches: one each side, one melded (a condition select where they differ); a
+      // one-sided block's branch tests its side's condition and %pm.
       const auto& pr = r.pairs[p];
-      if (conditionalBranch(*pr.l)) {
+      const Instruction* bl = pr.l ? conditionalBranch(*pr.l) : nullptr;
+      const Instruction* brr = pr.r ? conditionalBranch(*pr.r) : nullptr;
+      if (bl && brr) {
         left += 1, right += 1, melded += 1;
         if (!sameCondition(pr)) melded += 1;
+      } else if (bl || brr) {
+        (bl ? left : right) += 1;
+        melded += 2;
       }
       plan.leftCost += lr * left;
       plan.rightCost += rr * right;
@@ -830,13 +955,21 @@ class Meld : public Pass {
     plan.selects += unsigned(hoisted.size());
   }
 
+  static bool sameBase(const MovedBase& x, const MovedBase& y) {
+    return x.left == y.left && x.right == y.right && x.diff == y.diff;
+  }
+  // A chosen base is stale once either of its bases is written.
+  static void forgetBases(std::vector<MovedBase>& bases, RegId written) {
+    std::erase_if(bases, [&](const MovedBase& m) { return m.left == written || m.right == written; });
+  }
+
   // Whether ptxas would if-convert the whole region itself (each side, branches included, within
   // its side limit): the branch then costs both sides on every execution and nothing more.
   bool ptxasPredicates(const MeldRegion& r, const Plan& plan) const {
     size_t left = 0, right = 0;
     for (size_t p = 0; p < r.pairs.size(); ++p) {
-      left += plan.lbody[p].size() + (conditionalBranch(*r.pairs[p].l) ? 1 : 0);
-      right += plan.rbody[p].size() + (conditionalBranch(*r.pairs[p].r) ? 1 : 0);
+      left += plan.lbody[p].size() + (r.pairs[p].l && conditionalBranch(*r.pairs[p].l) ? 1 : 0);
+      right += plan.rbody[p].size() + (r.pairs[p].r && conditionalBranch(*r.pairs[p].r) ? 1 : 0);
     }
     return ctx_->ptxas().predicatesItself(left, right);
   }
@@ -862,7 +995,7 @@ class Meld : public Pass {
     std::sort(copies.begin(), copies.end());
     // The right side under its new names.
     for (const auto& p : r.pairs)
-      for (Instruction* i : p.r->insts()) {
+      for (Instruction* i : p.r ? p.r->insts() : std::vector<Instruction*>{}) {
         if (i->hasGuard()) i->setGuard(renamed(i->guard()), i->guardNegated());
         i->forEachLeaf([&](Operand& o) {
           if (o.isReg() || (o.kind == OperandKind::Address && o.addressBase() == AddressBase::Reg)) o.id = renamed(o.id);
@@ -877,19 +1010,34 @@ class Meld : public Pass {
     Instruction* br = r.branch;
     Instruction* copy = buildInstruction(f, br->guardNegated() ? Opcode::Not : Opcode::Mov, ScalarType::Pred,
                                          {Operand::reg(pm), Operand::reg(br->guard())}, br);
-    std::unordered_map<const BasicBlock*, BasicBlock*> melded;
+    std::unordered_map<const BasicBlock*, BasicBlock*> meldedLeft, meldedRight, passing;
     std::vector<BasicBlock*> newBlocks;
     for (const auto& p : r.pairs) {
       BasicBlock* m = f.createBlock();
       f.addLabel(m, "$Lmeld");
-      melded[p.l] = m;
+      if (p.l) meldedLeft[p.l] = m;
+      if (p.r) meldedRight[p.r] = m;
+      if (p.passTo) passing[p.l ? p.l : p.r] = m;
       newBlocks.push_back(m);
     }
     if (!r.join->hasLabel()) f.addLabel(r.join, "$Lmeld");
-    auto target = [&](BasicBlock* leftSucc) {
-      auto fw = forward_.find(leftSucc);
-      if (fw != forward_.end()) leftSucc = fw->second;
-      return leftSucc == r.join ? r.join : melded.at(leftSucc);
+    // Where an edge of the melded code goes, from the two sides' successors (one of them null
+    // in a one-sided block): into the one-sided block that one of them is, or their pair's block.
+    auto target = [&](BasicBlock* ls, BasicBlock* rs) -> BasicBlock* {
+      auto fw = [&](BasicBlock* x) {
+        auto it = x ? forward_.find(x) : forward_.end();
+        return it == forward_.end() ? x : it->second;
+      };
+      ls = fw(ls), rs = fw(rs);
+      for (BasicBlock* x : {ls, rs})
+        if (auto it = x ? passing.find(x) : passing.end(); it != passing.end()) return it->second;
+      if (ls == r.join || rs == r.join) return r.join;
+      return ls ? meldedLeft.at(ls) : meldedRight.at(rs);
+    };
+    // A pair's successor of `kind` on each side (the right one crosswise in a swapped pair).
+    auto successors = [&](const MeldRegion::Pair& pr, EdgeKind kind) {
+      const EdgeKind other = kind == EdgeKind::Taken ? EdgeKind::FallThrough : EdgeKind::Taken;
+      return std::pair{pr.l ? pr.l->successor(kind) : nullptr, pr.r ? pr.r->successor(pr.swapped ? other : kind) : nullptr};
     };
 
     std::vector<BasicBlock*> layout;  // the melded blocks and the jumps between them
@@ -898,9 +1046,11 @@ class Meld : public Pass {
       BasicBlock* m = newBlocks[p];
       std::vector<Instruction*> out;
       ConjunctionCache<RegId> onLeft, onRight;
+      baseCache_.clear();
       auto put = [&](Instruction* i) {
         onLeft.after(*i);
         onRight.after(*i);
+        i->forEachDefReg([&](RegId d) { std::erase_if(baseCache_, [&](const ChosenBase& c) { return c.base.left == d || c.base.right == d; }); });
         out.push_back(i);
       };
       auto lone = [&](Instruction* i, bool left) {
@@ -917,7 +1067,7 @@ class Meld : public Pass {
         put(i);
       };
       for (BasicBlock* x : {pr.l, pr.r})
-        for (Instruction* i : x->insts())
+        for (Instruction* i : x ? x->insts() : std::vector<Instruction*>{})
           if (i->is(Opcode::Pragma) &&
               std::none_of(out.begin(), out.end(), [&](const Instruction* o) { return o->sameOperation(*i); }))
             out.push_back(i);
@@ -938,30 +1088,45 @@ class Meld : public Pass {
         put(a);
       }
       // The branch: the lane's side's condition.
-      if (const Instruction* bl = conditionalBranch(*pr.l)) {
-        const Instruction* brr = conditionalBranch(*pr.r);
-        RegId g = bl->guard();
-        bool neg = bl->guardNegated();
-        if (!sameCondition(pr)) {
+      const Instruction* bl = pr.l ? conditionalBranch(*pr.l) : nullptr;
+      const Instruction* brr = pr.r ? conditionalBranch(*pr.r) : nullptr;
+      if (bl || brr) {
+        const Instruction* own = bl ? bl : brr;
+        auto [lt, rt] = successors(pr, EdgeKind::Taken);
+        auto [lf, rf] = successors(pr, EdgeKind::FallThrough);
+        RegId g = own->guard();
+        bool neg = own->guardNegated();
+        if (bl && brr && !sameCondition(pr)) {
           g = selectPredicate(pm, bl->guard(), bl->guardNegated(), brr->guard(), brr->guardNegated() != pr.swapped, bl, put);
           neg = false;
+        } else if (!(bl && brr)) {
+          // A one-sided block: the other side's lanes go on to passTo's pair, by the edge
+          // whose successor is in step with passTo (taken: `other | c`, fallen through: `own & c`).
+          const bool leftOwns = bl != nullptr;
+          (leftOwns ? (pr.throughTaken ? rt : rf) : (pr.throughTaken ? lt : lf)) = pr.passTo;
+          RegId q = f.addRegister(ScalarType::Pred, "%pm");
+          // %pm is true for the left side's lanes.
+          put(buildPredLogic(f, pr.throughTaken ? Opcode::Or : Opcode::And, q, pm, pr.throughTaken == leftOwns, g, neg, own));
+          g = q;
+          neg = false;
         }
-        put(buildBra(f, target(pr.l->successor(EdgeKind::Taken))->label(), g, neg, bl));
+        put(buildBra(f, target(lt, rt)->label(), g, neg, own));
         for (Instruction* i : out) m->append(i);
         layout.push_back(m);
         // The other target by falling through: into the next melded block, or into a block that
         // jumps there.
-        BasicBlock* fall = target(pr.l->successor(EdgeKind::FallThrough));
+        BasicBlock* fall = target(lf, rf);
         if (p + 1 == r.pairs.size() || fall != newBlocks[p + 1]) {
           BasicBlock* t = f.createBlock();
-          t->append(buildBra(f, fall->label(), kNoReg, false, bl));
+          t->append(buildBra(f, fall->label(), kNoReg, false, own));
           layout.push_back(t);
         }
         continue;
       }
-      BasicBlock* to = target(pr.l->succs()[0].to);
+      BasicBlock* to = target(pr.l ? pr.l->succs()[0].to : nullptr, pr.r ? pr.r->succs()[0].to : nullptr);
+      const Instruction* term = pr.l && pr.l->terminator() ? pr.l->terminator() : pr.r && pr.r->terminator() ? pr.r->terminator() : br;
       if (p + 1 == r.pairs.size() || to != newBlocks[p + 1])
-        put(buildBra(f, to->label(), kNoReg, false, pr.l->terminator() ? pr.l->terminator() : br));
+        put(buildBra(f, to->label(), kNoReg, false, term));
       for (Instruction* i : out) m->append(i);
       layout.push_back(m);
     }
@@ -980,13 +1145,12 @@ class Meld : public Pass {
       i->setParent(r.header);
       hv.push_back(i);
     }
-    Instruction* jump = buildBra(f, melded.at(r.leftFirst)->label(), kNoReg, false, br);
+    Instruction* jump = buildBra(f, target(r.left, r.right)->label(), kNoReg, false, br);
     jump->setParent(r.header);
     hv.push_back(jump);
-    for (const auto& p : r.pairs) {
-      p.l->insts().clear();
-      p.r->insts().clear();
-    }
+    for (const auto& p : r.pairs)
+      for (BasicBlock* x : {p.l, p.r})
+        if (x) x->insts().clear();
     auto& blocks = f.blocks();
     blocks.erase(std::remove_if(blocks.begin(), blocks.end(),
                                 [&](BasicBlock* x) { return r.leftBlocks.count(x) || r.rightBlocks.count(x); }),
@@ -1072,22 +1236,36 @@ class Meld : public Pass {
           const ScalarType t = selectType(*f_, ra, rb, ScalarType::None);
           const ScalarType addType = t == ScalarType::B64 ? ScalarType::S64 : ScalarType::S32;
           const ScalarType regType = t == ScalarType::B64 ? ScalarType::B64 : ScalarType::B32;
-          RegId d;
-          if (x.id == y.id) {  // the offsets differ: the base moved by a select of their difference and 0
-            RegId delta = selectOf(t, Operand::imm(x.value - y.value), Operand::imm(0), pm, &a, put);
-            d = f_->addRegister(regType, "%md");
-            place(buildInstruction(*f_, Opcode::Add, addType, {Operand::reg(d), ra, Operand::reg(delta)}, &a), put);
-          } else {
-            if (x.value != y.value) {  // the left base moved by the offsets' difference
-              RegId moved = f_->addRegister(regType, "%md");
-              place(buildInstruction(*f_, Opcode::Add, addType, {Operand::reg(moved), ra, Operand::imm(x.value - y.value)}, &a),
-                    put);
-              ra = Operand::reg(moved);
+          // The offsets differ, or the bases: one base per block for every address on the same
+          // two bases at the same distance (an unrolled loop's loads [a-256], [a-128] against
+          // [b], [b+128]), which is the address the first of them reads on each side (every
+          // value it holds is one the input computed: a base moved by the offsets' difference
+          // could leave the address space, [a-8] at a = 0 in shared memory); the others read it
+          // at their distance from the first.
+          const MovedBase key{x.id, y.id, x.value - y.value, 0};
+          auto cached = std::find_if(baseCache_.begin(), baseCache_.end(), [&](const auto& c) { return sameBase(c.base, key); });
+          if (cached == baseCache_.end()) {
+            RegId d;
+            if (x.value == y.value) {  // other bases at one offset
+              d = selectOf(t, ra, rb, pm, &a, put);
+            } else if (x.id == y.id) {  // one base: moved by a select of the two offsets
+              RegId offset = selectOf(t, Operand::imm(x.value), Operand::imm(y.value), pm, &a, put);
+              d = f_->addRegister(regType, "%md");
+              place(buildInstruction(*f_, Opcode::Add, addType, {Operand::reg(d), ra, Operand::reg(offset)}, &a), put);
+            } else {  // each base moved by its offset, then the select
+              for (auto [base, offset] : {std::pair{&ra, x.value}, std::pair{&rb, y.value}}) {
+                if (offset == 0) continue;
+                RegId moved = f_->addRegister(regType, "%md");
+                place(buildInstruction(*f_, Opcode::Add, addType, {Operand::reg(moved), *base, Operand::imm(offset)}, &a), put);
+                *base = Operand::reg(moved);
+              }
+              d = selectOf(t, ra, rb, pm, &a, put);
             }
-            d = selectOf(t, ra, rb, pm, &a, put);
+            baseCache_.push_back({key, d, x.value == y.value ? 0 : x.value});
+            cached = baseCache_.end() - 1;
           }
-          x.id = d;
-          x.value = y.value;
+          x.id = cached->reg;
+          x.value -= cached->leftOffset;
           continue;
         }
         ScalarType t = selectType(*f_, x, y, specType);
@@ -1118,10 +1296,17 @@ class Meld : public Pass {
   std::vector<Instruction*> hoistedInsts_;
   std::unordered_set<RegId> hoistedDefs_, bodyDefs_;
   std::vector<CachedSelect> selCache_;
+  // The chosen bases of the block being written: the register, and the left offset it stands for.
+  struct ChosenBase {
+    MovedBase base;
+    RegId reg;
+    int64_t leftOffset;
+  };
+  std::vector<ChosenBase> baseCache_;
   std::unordered_map<const BasicBlock*, BasicBlock*> forward_;  // a side block that only jumps on -> where to
   std::unordered_set<std::string_view> pinned_;
   std::unordered_set<const Instruction*> tried_;
-  double minSimilarity_ = 0.4, longLatencyWeight_ = 8, memoryWeight_ = 1, prior_ = 0.5, uniformLoss_ = 1.02, loopWeight_ = 4;
+  double minSimilarity_ = 0.3, longLatencyWeight_ = 8, memoryWeight_ = 1, prior_ = 0.5, uniformLoss_ = 1.02, loopWeight_ = 4;
   int64_t maxBlocks_ = 16, maxInsts_ = 256;
 };
 
@@ -1133,7 +1318,7 @@ PassInfo meldPassInfo() {
                 "with selp-chosen operands, the rest under the side's guard (control-flow melding, DARM)",
                 "- (DARM, CGO 2022; issue #35)",
                 {
-                    {"min-similarity", KnobType::Float, "0.4", "least share of the two sides' weight that pairs (0 to 0.5, DARM's measure)"},
+                    {"min-similarity", KnobType::Float, "0.3", "least share of the two sides' weight that pairs (0 to 0.5, DARM's measure)"},
                     {"uniform-loss", KnobType::Float, "1.02", "without a profile: most the melded code may cost against the dearer side alone (a warp that does not split)"},
                     {"max-blocks", KnobType::Int, "16", "most blocks in one side"},
                     {"max-insts", KnobType::Int, "256", "most instructions in one block (the alignment is quadratic)"},

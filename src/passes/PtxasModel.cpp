@@ -25,6 +25,25 @@ bool PtxasModel::isLoad(const Instruction& i) {
          i.space() != StateSpace::Const;
 }
 
+unsigned PtxasModel::issueWidth(Opcode op, ScalarType type) {
+  if (typeBits(type) != 64) return 1;
+  switch (op) {
+    case Opcode::Mov:
+    case Opcode::Selp:
+      return 2;
+    case Opcode::Add:
+    case Opcode::Sub:
+    case Opcode::Neg:
+    case Opcode::And:
+    case Opcode::Or:
+    case Opcode::Xor:
+    case Opcode::Not:
+      return typeClass(type) == TypeClass::Float ? 1 : 2;
+    default:
+      return 1;
+  }
+}
+
 BranchOdds BranchOdds::fromCounts(const BranchCounts& c) {
   double e = double(c.executions());
   return {double(c.allTaken + c.divergent) / e, double(c.allNotTaken + c.divergent) / e, c.divergentFraction()};

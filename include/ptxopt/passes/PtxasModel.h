@@ -43,6 +43,10 @@ class PtxasModel {
   // around this many loads or more under one guard (with BSSY/BSYNC), next to a barrier or not
   // (tests/lit/passes/mask-regions/load-branch.test).
   static constexpr unsigned kLoadsBranchedAround = 2;
+  // The SASS instructions ptxas issues for one integer add, sub, neg or logic operation, or one
+  // mov or selp, of `type`: two for 64 bits (sm_90's integer datapath and registers are 32 bits
+  // wide: IADD3 and IADD3.X, two LOP3s, two MOVs or SELs), one otherwise and for other opcodes.
+  static unsigned issueWidth(Opcode op, ScalarType type);
 
  private:
   int64_t sideLimit_ = 8;
