@@ -236,26 +236,56 @@ class Meld : public Pass {
   };
 
   // Pairs the blocks of the two sides: the walk in step, and where it fails on "the two sides
-  // branch differently", again with each one-sided conditional block (Pad) a side has.
+  // branch differently", again with each one-sided conditional block (Pad) a side has; of the
+  // pads that pair, the one whose pairs of blocks share the most instructions of one opcode (the
+  // first in layout order among equals).
   bool pairBlocks(MeldRegion& r, std::string& why) {
     if (walkInStep(r, Pad{}, why) || why != kBranchDifferently) return why.empty();
+    auto admissible = [&](BasicBlock* x) {
+      return x != r.header && x != f_->entry() && !(x->hasLabel() && pinned_.count(f_->labelName(x->label())));
+    };
     std::vector<Pad> pads;
     for (int side = 0; side < 2; ++side) {
       for (BasicBlock* x : sideBlocks(r, side ? r.right : r.left))
         for (int arm = 0; arm < 2 && x->succs().size() == 2; ++arm) {
           BasicBlock* e = x->succs()[arm].to;
           BasicBlock* t = x->succs()[1 - arm].to;
+          // The excursion: entered from x alone, jumping on elsewhere, a block the rewrite may
+          // remove; the through block must lead away from x (a loop of x on itself would
+          // bring the walk back to x for ever: the review's hang).
           if (e == r.join || e == x || e->preds().size() != 1 || e->succs().size() != 1 || e->succs()[0].to == x ||
-              e->succs()[0].kind == EdgeKind::Indexed || isTrampoline(e) || !conditionalBranch(*x))
+              e->succs()[0].kind == EdgeKind::Indexed || isTrampoline(e) || !conditionalBranch(*x) ||
+              !admissible(e) || !admissible(x) || skipTrampolines(t, r.join, admissible) == x)
             continue;
           pads.push_back(Pad{side, x, e, t});
         }
     }
+    const Pad* best = nullptr;
+    double bestCommon = -1;
     for (const Pad& pad : pads) {
       std::string padWhy;
-      if (walkInStep(r, pad, padWhy)) return why.clear(), true;
+      if (!walkInStep(r, pad, padWhy)) continue;
+      if (double c = commonWeight(r); c > bestCommon) best = &pad, bestCommon = c;
     }
-    return false;
+    if (!best) return false;
+    walkInStep(r, *best, why);
+    return true;
+  }
+
+  // The weight of the instructions of one opcode the pairs of blocks have in common (a bound of
+  // what the alignment pairs, each pair of blocks counted once).
+  double commonWeight(const MeldRegion& r) const {
+    double common = 0;
+    for (const auto& p : r.pairs) {
+      std::unordered_map<uint32_t, std::pair<double, double>> byOpcode;
+      for (int side = 0; side < 2; ++side)
+        for (Instruction* i : body(side ? p.r : p.l)) {
+          auto& e = byOpcode[static_cast<uint32_t>(i->opcode())];
+          (side ? e.second : e.first) += weight(*i);
+        }
+      for (const auto& [op, w] : byOpcode) common += std::min(w.first, w.second);
+    }
+    return common;
   }
 
   // The blocks a side's first block reaches before the join (at most max-blocks of them, more
@@ -302,7 +332,10 @@ class Meld : public Pass {
       }
       return to;
     };
-    while (!work.empty()) {
+    // Each block pair is entered at most twice per successor edge; a walk longer than that has
+    // gone round in circles.
+    for (size_t steps = 0; !work.empty(); ++steps) {
+      if (steps > 8 * size_t(maxBlocks_) + 16) return why = kBranchDifferently, false;
       auto [a, b] = work.back();
       work.pop_back();
       a = forward(a, r.leftBlocks);
@@ -684,9 +717,11 @@ class Meld : public Pass {
     Plan plan;
     const auto lruns = sideRuns(r, r.leftBlocks, r.left, cfg, counts, odds.taken);
     const auto rruns = sideRuns(r, r.rightBlocks, r.right, cfg, counts, odds.fall);
+    // A one-sided block that the other side's lanes pass through runs for them as often as
+    // passTo; its excursion, for its own side only.
     for (const auto& p : r.pairs) {
-      plan.lruns.push_back(p.l ? lruns.at(p.l) : 0.0);
-      plan.rruns.push_back(p.r ? rruns.at(p.r) : 0.0);
+      plan.lruns.push_back(p.l ? lruns.at(p.l) : p.passTo ? lruns.at(p.passTo) : 0.0);
+      plan.rruns.push_back(p.r ? rruns.at(p.r) : p.passTo ? rruns.at(p.passTo) : 0.0);
     }
     if (!mayPairEnough(r, plan))
       return refuse(r, "dissimilar", "the two sides' common opcodes cannot reach min-similarity");
@@ -908,8 +943,8 @@ class Meld : public Pass {
       for (Instruction* i : plan.rbody[p]) right += weight(*i);
       std::vector<MovedBase> made;  // the chosen bases the block holds so far (emit: baseCache_)
       for (const AlignStep& s : plan.steps[p]) {
-        const bool left = s.left >= 0;
-        const Instruction& i = left ? *plan.lbody[p][s.left] : *plan.rbody[p][s.right];
+        const bool fromLeft = s.left >= 0;
+        const Instruction& i = fromLeft ? *plan.lbody[p][s.left] : *plan.rbody[p][s.right];
         if (s.isPair()) {
           keys.clear();
           Selects sel = *pairSelects(i, *plan.rbody[p][s.right], Naming::Decided, &keys);
@@ -929,7 +964,7 @@ class Meld : public Pass {
           // keeps the other lanes' value with a SEL (measured on the SASS of melded diamonds).
           melded += weight(i) + (i.numDefOperands() ? kGuardedWriteCost : 0);
         }
-        i.forEachDefReg([&](RegId d) { forgetBases(made, left ? d : renamed(d)); });
+        i.forEachDefReg([&](RegId d) { forgetBases(made, fromLeft ? d : renamed(d)); });
       }
       plan.total += plan.meldedRuns(p) * (left + right);
       // The branches: one each side, one melded (a condition select where they differ); a
